@@ -1,0 +1,33 @@
+// sgdsim: the command-line entry point. Exit codes: 0 success, 1 failure (a bug or a failed run), 2 bad input.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "app/commands.hpp"
+#include "common/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App root{"sgdsim: a discrete-event network simulator for communication-efficient distributed SGD"};
+  root.set_version_flag("--version", SGDSIM_VERSION);
+  root.require_subcommand(1);
+  sgdsim::app::add_run_command(root);
+  sgdsim::app::add_validate_command(root);
+  sgdsim::app::add_topology_command(root);
+  sgdsim::app::add_compress_command(root);
+  sgdsim::app::add_sweep_command(root);
+  sgdsim::app::add_plot_command(root);
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = root.exit(e);
+    return code == 0 ? 0 : sgdsim::exit_input_error;
+  } catch (const sgdsim::InputError& e) {
+    std::fprintf(stderr, "sgdsim: error: %s\n", e.what());
+    return sgdsim::exit_input_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgdsim: failed: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

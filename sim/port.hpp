@@ -1,0 +1,39 @@
+#pragma once
+// The small transport port a protocol sees: send real bytes, receive, spend flops. No SimGrid types here, so
+// protocol code can be read and tested without the simulator.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace sgdsim::sim {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// What one node has sent so far (payload only; bytes_on_wire adds header_bytes per message).
+struct Counters {
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t wire_bytes = 0;
+  std::uint64_t messages = 0;
+};
+
+class Port {
+ public:
+  virtual ~Port() = default;
+  virtual std::size_t self() const = 0;
+  // Starts sending `bytes` to node `to` (any node: multi-hop routes are the network's business). The simulated
+  // size is bytes.size() + header_bytes. Completes in the background; wait_sends() awaits all pending sends.
+  virtual void send(std::size_t to, Bytes bytes) = 0;
+  // Tells `to` "no message this round" at zero cost and zero bits: an oracle, the idealisation of protocols
+  // whose analysis assumes silent nodes are known by fiat.
+  virtual void send_silence(std::size_t to) = 0;
+  // Blocks until the next message from `from` arrives (in order per sender); nullopt when it was silence.
+  virtual std::optional<Bytes> receive(std::size_t from) = 0;
+  virtual void wait_sends() = 0;
+  // Spends simulated compute time for `flops` floating-point operations on this node's host.
+  virtual void compute(double flops) = 0;
+  virtual double now() const = 0;  // simulated seconds
+  virtual const Counters& counters() const = 0;
+};
+
+}  // namespace sgdsim::sim

@@ -1,0 +1,27 @@
+#pragma once
+// Running one simulation: the topology becomes a SimGrid platform, each node an actor whose body talks to the
+// network only through its Port. One simulation per process (SimGrid 3.32 allows one engine per process).
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "sim/port.hpp"
+#include "topologies/topology.hpp"
+
+namespace sgdsim::sim {
+
+struct NetworkOptions {
+  std::string model = "ideal";  // "ideal": CM02, no cross-traffic, no TCP window cap; "tcp": SimGrid's LV08
+  std::size_t header_bytes = 0;  // added to every message's simulated size
+  double host_speed = 1e10;      // flop/s of every host
+  bool verbose = false;          // let SimGrid log
+};
+
+using NodeBody = std::function<void(std::size_t node, Port& port)>;
+
+// Runs the simulation to completion and returns the final simulated time in seconds. An exception escaping a
+// node body, or a deadlock, is rethrown here as std::runtime_error (an InputError stays an InputError) naming
+// the node; it never aborts the process. Must be called at most once per process.
+double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body);
+
+}  // namespace sgdsim::sim

@@ -1,0 +1,52 @@
+#pragma once
+// The modeled network as a graph: nodes, undirected edges with per-edge bandwidth and latency, and the mixing
+// matrix W that gossip protocols use on it.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sgdsim {
+class Spec;
+}
+
+namespace sgdsim::topology {
+
+struct Link {
+  double bandwidth = 0;  // bytes per second, each direction (links are split-duplex)
+  double latency = 0;    // seconds
+};
+
+struct Edge {
+  std::size_t a = 0, b = 0;  // a < b
+  Link link;
+};
+
+struct Topology {
+  std::string kind;
+  std::size_t nodes = 0;
+  std::vector<Edge> edges;                           // sorted by (a, b), no duplicates, no self-loops
+  std::vector<std::vector<std::size_t>> neighbors;   // sorted ascending, per node
+  std::size_t degree(std::size_t i) const { return neighbors[i].size(); }
+};
+
+// W: symmetric, doubly stochastic, nonzero only on edges and the diagonal.
+struct Mixing {
+  std::vector<double> self;                   // w_ii
+  std::vector<std::vector<double>> neighbor;  // neighbor[i][k] = w_{i, neighbors[i][k]}
+};
+
+// Reads the scenario's "network" object except "model" and "header_bytes" (topology, link, per-edge overrides,
+// heterogeneity). Random graphs draw from the seed. Relative edge-list paths resolve against `base_dir`.
+Topology make_topology(Spec& network, std::uint64_t seed, const std::string& base_dir);
+
+// "metropolis" (w_ij = 1/(1 + max(deg_i, deg_j))) or "uniform" (w_ij = 1/(1 + max degree)). Checks W.
+Mixing make_mixing(const Topology& topology, const std::string& weights);
+
+// delta = 1 - |lambda_2(W)| (second largest eigenvalue magnitude).
+double spectral_gap(const Topology& topology, const Mixing& mixing);
+
+// Hop diameter (BFS from every node).
+std::size_t diameter(const Topology& topology);
+
+}  // namespace sgdsim::topology
