@@ -25,8 +25,8 @@ struct Edge {
 struct Topology {
   std::string kind;
   std::size_t nodes = 0;
-  std::vector<Edge> edges;                           // sorted by (a, b), no duplicates, no self-loops
-  std::vector<std::vector<std::size_t>> neighbors;   // sorted ascending, per node
+  std::vector<Edge> edges;                          // sorted by (a, b), no duplicates, no self-loops
+  std::vector<std::vector<std::size_t>> neighbors;  // sorted ascending, per node
   std::size_t degree(std::size_t i) const { return neighbors[i].size(); }
 };
 
@@ -36,15 +36,22 @@ struct Mixing {
   std::vector<std::vector<double>> neighbor;  // neighbor[i][k] = w_{i, neighbors[i][k]}
 };
 
-// Reads the scenario's "network" object except "model" and "header_bytes" (topology, link, per-edge overrides,
-// heterogeneity). Random graphs draw from the seed. Relative edge-list paths resolve against `base_dir`.
+// Reads the scenario's "network" object except "model" and "header_bytes" (topology, link, per-edge
+// overrides, heterogeneity). Random graphs draw from the seed. Relative edge-list paths resolve against
+// `base_dir`.
 Topology make_topology(Spec& network, std::uint64_t seed, const std::string& base_dir);
 
 // "metropolis" (w_ij = 1/(1 + max(deg_i, deg_j))) or "uniform" (w_ij = 1/(1 + max degree)). Checks W.
 Mixing make_mixing(const Topology& topology, const std::string& weights);
 
-// delta = 1 - |lambda_2(W)| (second largest eigenvalue magnitude).
-double spectral_gap(const Topology& topology, const Mixing& mixing);
+// How spectral_gap finds lambda_2: `automatic` is exact (dense, Eigen) up to 2048 nodes and Lanczos above.
+enum class GapMethod { automatic, dense, lanczos };
+
+// delta = 1 - |lambda_2(W)| (second largest eigenvalue magnitude). Dense: exact, O(n^3). Lanczos: 300 steps
+// on the sparse W with the all-ones direction removed; an upper bound on delta that is tight for
+// well-connected graphs and loose for very large rings and tori (see docs/network.md). A single node has
+// delta = 1.
+double spectral_gap(const Topology& topology, const Mixing& mixing, GapMethod method = GapMethod::automatic);
 
 // Hop diameter (BFS from every node).
 std::size_t diameter(const Topology& topology);

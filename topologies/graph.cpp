@@ -1,0 +1,67 @@
+#include "topologies/graph.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
+
+namespace sgdsim::topology {
+
+Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edges, const Link& link) {
+  Topology topology;
+  topology.kind = std::move(kind);
+  topology.nodes = nodes;
+  std::vector<std::pair<std::size_t, std::size_t>> oriented;
+  oriented.reserve(edges.size());
+  for (auto [u, v] : edges) {
+    if (u == v || u >= nodes || v >= nodes) throw std::logic_error("build_topology: bad edge");
+    oriented.emplace_back(std::min(u, v), std::max(u, v));
+  }
+  std::sort(oriented.begin(), oriented.end());
+  oriented.erase(std::unique(oriented.begin(), oriented.end()), oriented.end());
+  topology.neighbors.assign(nodes, {});
+  topology.edges.reserve(oriented.size());
+  for (auto [a, b] : oriented) {
+    topology.edges.push_back(Edge{a, b, link});
+    topology.neighbors[a].push_back(b);
+    topology.neighbors[b].push_back(a);
+  }
+  for (auto& list : topology.neighbors) std::sort(list.begin(), list.end());
+  return topology;
+}
+
+std::vector<std::size_t> components(const Topology& topology) {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  Graph graph(topology.nodes);
+  for (const auto& edge : topology.edges) boost::add_edge(edge.a, edge.b, graph);
+  std::vector<std::size_t> label(topology.nodes);
+  if (topology.nodes > 0) boost::connected_components(graph, label.data());
+  return label;
+}
+
+std::size_t diameter(const Topology& topology) {
+  // Exact: one BFS per node, O(n * m). Unreachable pairs would make it infinite; topologies are connected.
+  const std::size_t n = topology.nodes;
+  std::vector<std::size_t> distance(n), queue(n);
+  std::size_t longest = 0;
+  for (std::size_t source = 0; source < n; ++source) {
+    std::fill(distance.begin(), distance.end(), SIZE_MAX);
+    distance[source] = 0;
+    std::size_t head = 0, tail = 0;
+    queue[tail++] = source;
+    while (head < tail) {
+      const std::size_t u = queue[head++];
+      for (auto v : topology.neighbors[u]) {
+        if (distance[v] != SIZE_MAX) continue;
+        distance[v] = distance[u] + 1;
+        longest = std::max(longest, distance[v]);
+        queue[tail++] = v;
+      }
+    }
+    if (tail != n) throw std::logic_error("diameter: the topology is not connected");
+  }
+  return longest;
+}
+
+}  // namespace sgdsim::topology
