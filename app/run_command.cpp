@@ -1,13 +1,33 @@
-// PLACEHOLDER: replaced by the real `sgdsim run` command.
-#include <stdexcept>
+// `sgdsim run S.json -o DIR`: one simulation, one process.
+#include <unistd.h>
+
+#include <string>
+#include <vector>
 
 #include "app/commands.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace sgdsim::app {
 
 void add_run_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("run", "(not yet available)");
-  cmd->callback([] { throw std::runtime_error("run: not implemented"); });
+  auto* cmd = root.add_subcommand("run", "Simulate one scenario; writes DIR/trace.csv, summary.json, resolved.json");
+  struct Options {
+    std::string scenario, output;
+    std::vector<std::string> overrides;
+    bool force = false, quiet = false;
+  };
+  auto options = std::make_shared<Options>();
+  cmd->add_option("scenario", options->scenario, "Scenario file (JSON, comments allowed)")->required();
+  cmd->add_option("-o,--output", options->output, "Output directory (written atomically)")->required();
+  cmd->add_option("--set", options->overrides,
+                  "Override a value by dotted path, e.g. --set algorithm.steps=500 --set network.link.bandwidth=1Gbps")
+      ->take_all();
+  cmd->add_flag("--force", options->force, "Replace an existing output directory");
+  cmd->add_flag("-q,--quiet", options->quiet, "No progress line on stderr");
+  cmd->callback([options] {
+    const bool progress = !options->quiet && isatty(STDERR_FILENO);
+    scenarios::run_to_directory(options->scenario, options->overrides, options->output, options->force, progress);
+  });
 }
 
 }  // namespace sgdsim::app

@@ -1,13 +1,31 @@
-// PLACEHOLDER: replaced by the real `sgdsim validate` command.
-#include <stdexcept>
+// `sgdsim validate S.json`: checks a scenario completely (data included) and prints it with defaults filled.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "app/commands.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace sgdsim::app {
 
 void add_validate_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("validate", "(not yet available)");
-  cmd->callback([] { throw std::runtime_error("validate: not implemented"); });
+  auto* cmd = root.add_subcommand("validate", "Check a scenario and print it with every default filled in");
+  struct Options {
+    std::string scenario;
+    std::vector<std::string> overrides;
+    bool quiet = false;
+  };
+  auto options = std::make_shared<Options>();
+  cmd->add_option("scenario", options->scenario, "Scenario file (JSON, comments allowed)")->required();
+  cmd->add_option("--set", options->overrides, "Override a value by dotted path (as for run)")->take_all();
+  cmd->add_flag("-q,--quiet", options->quiet, "Print nothing on success");
+  cmd->callback([options] {
+    const nlohmann::json document = scenarios::load_document(options->scenario, options->overrides);
+    std::string base = std::filesystem::path(options->scenario).parent_path().string();
+    scenarios::Scenario scenario(document, options->scenario, base.empty() ? "." : base);
+    if (!options->quiet) std::printf("%s\n", scenario.resolved().dump(2).c_str());
+  });
 }
 
 }  // namespace sgdsim::app

@@ -1,0 +1,158 @@
+#include "algorithms/protocols/data_parallel.hpp"
+
+#include <cmath>
+
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+namespace {
+// A compressor object that may be absent, meaning raw fp32.
+std::unique_ptr<compression::Compressor> compressor_or_none(Spec& spec, const std::string& key) {
+  static const json none = {{"kind", "none"}};
+  if (!spec.has(key)) {
+    json resolved;
+    Spec fallback(none, spec.file(), spec.path() + "." + key, resolved);
+    auto compressor = compression::make_compressor(fallback);
+    spec.echo(key, resolved);
+    return compressor;
+  }
+  Spec given = spec.object(key);
+  return compression::make_compressor(given);
+}
+}  // namespace
+
+DataParallel::DataParallel(Spec& spec, const Environment& environment)
+    : environment_(environment),
+      steps_(spec.integer("steps", std::nullopt, 1)),
+      learning_rate_(learning::make_learning_rate(spec)),
+      parameter_server_(spec.choice("collective", {"allgather", "parameter_server"}, "allgather") ==
+                        "parameter_server"),
+      server_(0),
+      error_feedback_(spec.boolean("error_feedback", false)),
+      local_(environment),
+      nodes_(environment.topology->nodes) {
+  const std::size_t n = environment.topology->nodes;
+  compressor_ = compressor_or_none(spec, "compressor");
+  if (parameter_server_) {
+    server_ = static_cast<std::size_t>(spec.integer("server", 0, 0, static_cast<std::int64_t>(n) - 1));
+    server_compressor_ = compressor_or_none(spec, "server_compressor");
+  }
+  const std::size_t d = local_.dimension();
+  for (std::size_t i = 0; i < n; ++i) {
+    Node& node = nodes_[i];
+    node.x.assign(d, 0.0f);
+    Rng init = Rng::stream(environment.seed, 0, Purpose::init);
+    environment.model->initialize(node.x, init);
+    node.sum.assign(d, 0.0f);
+    node.own.assign(d, 0.0f);
+    if (error_feedback_) node.error.assign(d, 0.0f);
+    node.compression = Rng::stream(environment.seed, i, Purpose::compression);
+  }
+}
+
+void DataParallel::decode_into(const compression::Compressor& compressor, const sim::Bytes& bytes,
+                               std::vector<float>& out) {
+  WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
+  out = compressor.decode(bytes, out.size());
+}
+
+sim::Bytes DataParallel::compress(Node& node, std::span<const float> gradient) {
+  std::span<const float> message = gradient;
+  if (error_feedback_) {
+    for (std::size_t c = 0; c < gradient.size(); ++c) node.error[c] += gradient[c];
+    message = node.error;
+  }
+  sim::Bytes bytes;
+  {
+    WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
+    bytes = compressor_->encode(message, node.compression);
+  }
+  decode_into(*compressor_, bytes, node.own);
+  const double norm = squared_norm(message);
+  if (norm > 0) {
+    double error = 0;
+    for (std::size_t c = 0; c < message.size(); ++c) {
+      const double e = static_cast<double>(node.own[c]) - message[c];
+      error += e * e;
+    }
+    node.stats.compression_error += error / norm;
+    node.stats.compressions += 1;
+  }
+  if (error_feedback_) axpy(node.error, -1.0f, node.own);
+  return bytes;
+}
+
+void DataParallel::allgather(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
+  const std::size_t n = nodes_.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j != i) port.send(j, bytes);
+  }
+  // Sum in node order, so that every worker computes the same floats.
+  std::fill(node.sum.begin(), node.sum.end(), 0.0f);
+  std::vector<float> decoded(node.x.size());
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j == i) {
+      axpy(node.sum, 1.0f, node.own);
+      continue;
+    }
+    const std::optional<sim::Bytes> message = port.receive(j);
+    if (!message) throw std::logic_error("data-parallel received silence");
+    decode_into(*compressor_, *message, decoded);
+    axpy(node.sum, 1.0f, decoded);
+  }
+  port.wait_sends();
+  const float scale = 1.0f / static_cast<float>(n);
+  for (float& v : node.sum) v *= scale;
+}
+
+void DataParallel::parameter_server(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
+  const std::size_t n = nodes_.size();
+  if (i != server_) {
+    port.send(server_, bytes);
+    port.wait_sends();
+    const std::optional<sim::Bytes> average = port.receive(server_);
+    if (!average) throw std::logic_error("data-parallel received silence");
+    decode_into(*server_compressor_, *average, node.sum);
+    return;
+  }
+  std::fill(node.sum.begin(), node.sum.end(), 0.0f);
+  std::vector<float> decoded(node.x.size());
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j == i) {
+      axpy(node.sum, 1.0f, node.own);
+      continue;
+    }
+    const std::optional<sim::Bytes> message = port.receive(j);
+    if (!message) throw std::logic_error("data-parallel received silence");
+    decode_into(*compressor_, *message, decoded);
+    axpy(node.sum, 1.0f, decoded);
+  }
+  const float scale = 1.0f / static_cast<float>(n);
+  for (float& v : node.sum) v *= scale;
+  sim::Bytes average;
+  {
+    WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
+    average = server_compressor_->encode(node.sum, node.compression);
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j != i) port.send(j, average);
+  }
+  // The server applies what the workers will decode, so that all models stay identical.
+  decode_into(*server_compressor_, average, node.sum);
+  port.wait_sends();
+}
+
+void DataParallel::run(std::size_t i, sim::Port& port) {
+  Node& node = nodes_[i];
+  Rng batches = local_.batch_stream(i);
+  observe(environment_, 0, i, node.x, node.stats, port);
+  for (std::int64_t t = 0; t < steps_; ++t) {
+    const sim::Bytes bytes = compress(node, local_.gradient(i, node.x, batches, port));
+    if (parameter_server_) parameter_server(i, node, bytes, port);
+    else allgather(i, node, bytes, port);
+    axpy(node.x, static_cast<float>(-learning_rate_->at(t)), node.sum);
+    observe(environment_, t + 1, i, node.x, node.stats, port);
+  }
+}
+
+}  // namespace sgdsim::protocols

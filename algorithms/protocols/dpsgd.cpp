@@ -1,0 +1,54 @@
+// D-PSGD (Lian et al. 2017), adapt then combine: x_i ← Σ_j w_ij (x_j − η g_j), with exact fp32 messages.
+#include "algorithms/protocols/dpsgd.hpp"
+
+#include "algorithms/protocols/local_step.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+
+Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
+    : environment_(environment),
+      steps_(spec.integer("steps", std::nullopt, 1)),
+      learning_rate_(learning::make_learning_rate(spec)),
+      mixing_(topology::make_mixing(*environment.topology,
+                                    spec.choice("weights", {"metropolis", "uniform"}, "metropolis"))),
+      local_(environment),
+      nodes_(environment.topology->nodes) {
+  const json fp32 = {{"kind", "none"}};
+  json resolved;
+  Spec fp32_spec(fp32, spec.file(), spec.path() + ".(fp32)", resolved);
+  encoding_ = compression::make_compressor(fp32_spec);
+  const std::size_t d = local_.dimension();
+  for (auto& node : nodes_) {
+    node.x.assign(d, 0.0f);
+    Rng init = Rng::stream(environment.seed, 0, Purpose::init);
+    environment.model->initialize(node.x, init);
+    node.mixed.assign(d, 0.0f);
+  }
+}
+
+void Dpsgd::run(std::size_t i, sim::Port& port) {
+  Node& node = nodes_[i];
+  const auto& neighbors = environment_.topology->neighbors[i];
+  Rng batches = local_.batch_stream(i);
+  Rng unused(0);  // fp32 encoding draws nothing
+  observe(environment_, 0, i, node.x, node.stats, port);
+  for (std::int64_t t = 0; t < steps_; ++t) {
+    const double eta = learning_rate_->at(t);
+    axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
+    sim::Bytes bytes = encoding_->encode(node.x, unused);
+    for (std::size_t j : neighbors) port.send(j, bytes);
+    const auto self = static_cast<float>(mixing_.self[i]);
+    for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
+    for (std::size_t k = 0; k < neighbors.size(); ++k) {
+      const std::optional<sim::Bytes> message = port.receive(neighbors[k]);
+      if (!message) throw std::logic_error("D-PSGD received silence");
+      axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]), encoding_->decode(*message, node.x.size()));
+    }
+    port.wait_sends();
+    node.x.swap(node.mixed);
+    observe(environment_, t + 1, i, node.x, node.stats, port);
+  }
+}
+
+}  // namespace sgdsim::protocols

@@ -1,0 +1,30 @@
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/local_step.hpp"
+#include "algorithms/protocols/protocol.hpp"
+
+namespace sgdsim::protocols {
+
+class Dpsgd : public Protocol {
+ public:
+  Dpsgd(Spec& spec, const Environment& environment);
+  void run(std::size_t node, sim::Port& port) override;
+
+ private:
+  struct Node {
+    std::vector<float> x, mixed;
+    NodeStats stats;
+  };
+  const Environment& environment_;
+  std::int64_t steps_;
+  std::unique_ptr<learning::LearningRate> learning_rate_;
+  topology::Mixing mixing_;
+  LocalStep local_;
+  std::unique_ptr<compression::Compressor> encoding_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace sgdsim::protocols

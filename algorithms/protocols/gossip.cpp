@@ -1,0 +1,137 @@
+#include "algorithms/protocols/gossip.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "algorithms/protocols/local_step.hpp"
+#include "common/error.hpp"
+
+namespace sgdsim::protocols {
+namespace {
+// The silence signal is one zero byte. Every encoding of a non-empty vector carries at least a 32-bit value, so a
+// one-byte message can only be this signal; encode() is checked to keep that true.
+constexpr std::uint8_t silence_byte = 0;
+}  // namespace
+
+Gossip::Gossip(const Environment& environment, const topology::Mixing& mixing,
+               std::unique_ptr<compression::Compressor> compressor, Silence silence, bool verify_copies)
+    : environment_(environment),
+      mixing_(mixing),
+      compressor_(std::move(compressor)),
+      silence_(silence),
+      dimension_(environment.model->dimension()),
+      difference_(dimension_) {
+  const std::size_t n = environment.topology->nodes;
+  nodes_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Node& node = nodes_[i];
+    node.x.assign(dimension_, 0.0f);
+    Rng init = Rng::stream(environment.seed, 0, Purpose::init);  // every node starts from the same model
+    environment.model->initialize(node.x, init);
+    // x̂ starts at zero everywhere (as in CHOCO-SGD), so m starts at zero too.
+    node.copy.assign(dimension_, 0.0f);
+    node.mixed.assign(dimension_, 0.0f);
+    node.compression = Rng::stream(environment.seed, i, Purpose::compression);
+  }
+  if (verify_copies) {
+    held_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      held_[i].assign(environment.topology->neighbors[i].size(), std::vector<float>(dimension_, 0.0f));
+  }
+}
+
+void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float> q) {
+  Node& node = nodes_[holder];
+  const auto& neighbors = environment_.topology->neighbors[holder];
+  if (holder == owner) {
+    axpy(node.copy, 1.0f, q);
+    axpy(node.mixed, static_cast<float>(mixing_.self[holder]), q);
+    return;
+  }
+  std::size_t k = 0;
+  while (neighbors[k] != owner) ++k;
+  axpy(node.mixed, static_cast<float>(mixing_.neighbor[holder][k]), q);
+  if (!held_.empty()) axpy(held_[holder][k], 1.0f, q);
+}
+
+void Gossip::fire(std::size_t i, std::span<const float> target, sim::Port& port) {
+  Node& node = nodes_[i];
+  for (std::size_t c = 0; c < dimension_; ++c) difference_[c] = target[c] - node.copy[c];
+  compression::Bytes bytes;
+  std::vector<float> q;
+  {
+    WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
+    bytes = compressor_->encode(difference_, node.compression);
+    if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
+    // The sender updates its own copy from its own decoded bytes, exactly as every receiver will.
+    q = compressor_->decode(bytes, dimension_);
+  }
+  const double norm = squared_norm(difference_);
+  if (norm > 0) {
+    double error = 0;
+    for (std::size_t c = 0; c < dimension_; ++c) {
+      const double e = static_cast<double>(q[c]) - difference_[c];
+      error += e * e;
+    }
+    node.stats.compression_error += error / norm;
+    node.stats.compressions += 1;
+  }
+  apply(i, i, q);
+  const auto& neighbors = environment_.topology->neighbors[i];
+  for (std::size_t k = 0; k < neighbors.size(); ++k) {
+    port.send(neighbors[k], k + 1 < neighbors.size() ? bytes : std::move(bytes));
+  }
+}
+
+void Gossip::stay_silent(std::size_t i, sim::Port& port) {
+  for (std::size_t j : environment_.topology->neighbors[i]) {
+    if (silence_ == Silence::free) port.send_silence(j);
+    else port.send(j, sim::Bytes{silence_byte});
+  }
+}
+
+void Gossip::gather(std::size_t i, sim::Port& port) {
+  for (std::size_t j : environment_.topology->neighbors[i]) {
+    std::optional<sim::Bytes> message = port.receive(j);
+    if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
+    std::vector<float> q;
+    {
+      WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
+      q = compressor_->decode(*message, dimension_);
+    }
+    apply(i, j, q);
+  }
+  port.wait_sends();
+}
+
+void Gossip::consensus(std::size_t i, double gamma) {
+  Node& node = nodes_[i];
+  const auto g = static_cast<float>(gamma);
+  for (std::size_t c = 0; c < dimension_; ++c) node.x[c] += g * (node.mixed[c] - node.copy[c]);
+}
+
+void Gossip::verify() const {
+  if (held_.empty()) return;
+  const std::size_t n = nodes_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& neighbors = environment_.topology->neighbors[i];
+    std::vector<double> mixed(dimension_);
+    for (std::size_t c = 0; c < dimension_; ++c) mixed[c] = mixing_.self[i] * nodes_[i].copy[c];
+    for (std::size_t k = 0; k < neighbors.size(); ++k) {
+      if (held_[i][k] != nodes_[neighbors[k]].copy) {
+        throw std::logic_error("copy of node " + std::to_string(neighbors[k]) + " held by node " +
+                               std::to_string(i) + " differs from the owner's");
+      }
+      for (std::size_t c = 0; c < dimension_; ++c) mixed[c] += mixing_.neighbor[i][k] * held_[i][k][c];
+    }
+    for (std::size_t c = 0; c < dimension_; ++c) {
+      const double scale = 1.0 + std::abs(mixed[c]);
+      if (std::abs(mixed[c] - nodes_[i].mixed[c]) > 1e-4 * scale) {
+        throw std::logic_error("m of node " + std::to_string(i) + " drifted from the weighted sum of copies");
+      }
+    }
+  }
+}
+
+}  // namespace sgdsim::protocols

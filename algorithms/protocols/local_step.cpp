@@ -1,0 +1,51 @@
+#include "algorithms/protocols/local_step.hpp"
+
+#include <stdexcept>
+
+namespace sgdsim::protocols {
+
+LocalStep::LocalStep(const Environment& environment)
+    : environment_(environment),
+      dimension_(environment.model->dimension()),
+      flops_(environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)),
+      batch_(environment.batch_size),
+      gradient_(dimension_) {}
+
+Rng LocalStep::batch_stream(std::size_t node) const { return Rng::stream(environment_.seed, node, Purpose::batch); }
+
+std::span<const float> LocalStep::gradient(std::size_t node, std::span<const float> x, Rng& batches,
+                                           sim::Port& port) {
+  port.compute(flops_);
+  const learning::Shard& shard = (*environment_.shards)[node];
+  if (shard.empty()) throw std::logic_error("node " + std::to_string(node) + " has no training samples");
+  // Sampling with replacement keeps every step's batch independent of the others.
+  for (auto& index : batch_) index = shard[batches.below(shard.size())];
+  WallClock::Scope timer(environment_.clock, WallClock::Part::gradient);
+  environment_.model->loss_and_gradient(x, *environment_.train, batch_, gradient_);
+  return gradient_;
+}
+
+void axpy(std::span<float> x, float a, std::span<const float> y) {
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] += a * y[i];
+}
+
+double squared_norm(std::span<const float> x) {
+  double sum = 0;
+  for (float v : x) sum += static_cast<double>(v) * v;
+  return sum;
+}
+
+}  // namespace sgdsim::protocols
+
+namespace sgdsim::protocols {
+void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
+             NodeStats& stats, const sim::Port& port) {
+  if (!environment.probe || !environment.probe->wants(step)) return;
+  const sim::Counters& counters = port.counters();
+  stats.payload_bytes = counters.payload_bytes;
+  stats.wire_bytes = counters.wire_bytes;
+  stats.messages = counters.messages;
+  stats.time = port.now();
+  environment.probe->observe(step, node, x, stats);
+}
+}  // namespace sgdsim::protocols

@@ -1,0 +1,43 @@
+#pragma once
+// The local half of every protocol: draw a minibatch from the node's shard, charge its flops to the simulated
+// host, compute the gradient. Scratch space is shared by all nodes: actors interleave only at Port calls, and
+// the gradient is consumed before the next one.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "algorithms/protocols/protocol.hpp"
+#include "common/rng.hpp"
+
+namespace sgdsim::protocols {
+
+class LocalStep {
+ public:
+  explicit LocalStep(const Environment& environment);
+  // The minibatch stream of one node.
+  Rng batch_stream(std::size_t node) const;
+  // Charges the minibatch's flops on `port` (simulated compute time), then returns the minibatch gradient at
+  // `x`. The returned span stays valid until the next call on any node.
+  std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches, sim::Port& port);
+  std::size_t dimension() const { return dimension_; }
+
+ private:
+  const Environment& environment_;
+  std::size_t dimension_;
+  double flops_;
+  std::vector<std::size_t> batch_;
+  std::vector<float> gradient_;
+};
+
+// x += a * y
+void axpy(std::span<float> x, float a, std::span<const float> y);
+double squared_norm(std::span<const float> x);
+
+}  // namespace sgdsim::protocols
+
+namespace sgdsim::protocols {
+// Hands node i's model to the probe when `step` is an evaluation step, with its cumulative counters.
+void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
+             NodeStats& stats, const sim::Port& port);
+}  // namespace sgdsim::protocols

@@ -1,0 +1,48 @@
+#pragma once
+// A protocol is the per-node loop of a paper's pseudo-code. It sees its node's state, a compressor, the model
+// and data, and a transport Port; never SimGrid. `run(node, port)` is called once per node, as that node's actor.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "algorithms/learning/dataset.hpp"
+#include "algorithms/learning/learning_rate.hpp"
+#include "algorithms/learning/model.hpp"
+#include "algorithms/learning/partition.hpp"
+#include "algorithms/protocols/probe.hpp"
+#include "common/wall_clock.hpp"
+#include "sim/port.hpp"
+#include "topologies/topology.hpp"
+
+namespace sgdsim {
+class Spec;
+}
+
+namespace sgdsim::protocols {
+
+// What every protocol shares, read-only (the probe excepted), and owned by the caller.
+struct Environment {
+  const topology::Topology* topology = nullptr;
+  const learning::Model* model = nullptr;
+  const learning::Dataset* train = nullptr;
+  const std::vector<learning::Shard>* shards = nullptr;
+  std::size_t batch_size = 1;
+  std::uint64_t seed = 0;
+  Probe* probe = nullptr;
+  WallClock* clock = nullptr;  // may be null
+};
+
+class Protocol {
+ public:
+  virtual ~Protocol() = default;
+  // The whole life of one node. Called from that node's actor; nodes interleave only at Port calls.
+  virtual void run(std::size_t node, sim::Port& port) = 0;
+  // Called once after the simulation ended normally: end-of-run self checks (e.g. copy consistency).
+  virtual void finish() {}
+};
+
+// Reads the scenario's "algorithm" object (kind, steps, lr, compressor, ...), finishing it.
+std::unique_ptr<Protocol> make_protocol(Spec& algorithm, const Environment& environment);
+
+}  // namespace sgdsim::protocols

@@ -1,0 +1,91 @@
+#include "analysis/observer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace sgdsim::analysis {
+
+Observer::Observer(std::size_t nodes, const learning::Model& model, const learning::Problem& problem,
+                   ObserverOptions options, std::ostream& trace, WallClock* clock)
+    : nodes_(nodes),
+      model_(model),
+      problem_(problem),
+      options_(std::move(options)),
+      trace_(trace),
+      clock_(clock),
+      latest_(nodes) {
+  trace_ << trace_header << '\n';
+}
+
+bool Observer::wants(std::int64_t step) const {
+  return step == 0 || step == options_.steps || step % options_.every == 0;
+}
+
+void Observer::observe(std::int64_t step, std::size_t node, std::span<const float> model,
+                       const protocols::NodeStats& stats) {
+  Pending& p = pending_[step];
+  if (p.sum.empty()) p.sum.assign(model.size(), 0.0);
+  for (std::size_t c = 0; c < model.size(); ++c) {
+    p.sum[c] += model[c];
+    p.squares += static_cast<double>(model[c]) * model[c];
+  }
+  p.count += 1;
+  p.total.payload_bytes += stats.payload_bytes;
+  p.total.wire_bytes += stats.wire_bytes;
+  p.total.messages += stats.messages;
+  p.total.triggers += stats.triggers;
+  p.total.compression_error += stats.compression_error;
+  p.total.compressions += stats.compressions;
+  p.time = std::max(p.time, stats.time);
+  latest_[node] = stats;
+  if (p.count == nodes_) {
+    complete(step, p);
+    pending_.erase(step);
+  }
+}
+
+void Observer::complete(std::int64_t step, Pending& p) {
+  WallClock::Scope timer(clock_, WallClock::Part::evaluation);
+  const double n = static_cast<double>(nodes_);
+  std::vector<float> average(p.sum.size());
+  double average_squares = 0;
+  for (std::size_t c = 0; c < p.sum.size(); ++c) {
+    const double mean = p.sum[c] / n;
+    average[c] = static_cast<float>(mean);
+    average_squares += mean * mean;
+  }
+  TraceRow row;
+  row.step = step;
+  row.sim_time_s = p.time;
+  row.bits_sent = p.total.payload_bytes * 8;
+  row.bytes_on_wire = p.total.wire_bytes;
+  row.messages = p.total.messages;
+  if (options_.has_trigger) row.triggers = p.total.triggers;
+  // (1/n) Σ ||x_i − x̄||² = (1/n) Σ ||x_i||² − ||x̄||²; clamp the rounding of a near-zero difference.
+  row.consensus_distance = std::max(0.0, p.squares / n - average_squares);
+  const learning::Evaluation train = model_.evaluate(average, problem_.train, options_.train_subset);
+  row.train_loss = train.loss;
+  if (problem_.test.samples() > 0) {
+    const learning::Evaluation test = model_.evaluate(average, problem_.test);
+    if (!std::isnan(test.accuracy)) row.test_accuracy = test.accuracy;
+  }
+  if (problem_.optimum && options_.train_subset.empty()) row.suboptimality = train.loss - *problem_.optimum;
+  const std::uint64_t compressions = p.total.compressions - last_compressions_;
+  if (compressions > 0) {
+    row.compression_error = (p.total.compression_error - last_compression_error_) / static_cast<double>(compressions);
+  }
+  last_compressions_ = p.total.compressions;
+  last_compression_error_ = p.total.compression_error;
+  write_trace_row(trace_, row);
+  last_ = row;
+  rows_ += 1;
+  if (options_.progress) {
+    std::fprintf(stderr, "\rstep %lld/%lld  simulated %.4g s  bits %.4g  loss %.5g   ",
+                 static_cast<long long>(step), static_cast<long long>(options_.steps), row.sim_time_s,
+                 static_cast<double>(row.bits_sent), row.train_loss);
+    if (step == options_.steps) std::fprintf(stderr, "\n");
+  }
+}
+
+}  // namespace sgdsim::analysis

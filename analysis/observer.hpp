@@ -1,0 +1,64 @@
+#pragma once
+// The observer: when every node has reached an evaluation step it evaluates the average model and writes a
+// trace row. It reads node state handed to it; it costs no simulated time and no bits, and changes nothing.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <vector>
+
+#include "algorithms/learning/dataset.hpp"
+#include "algorithms/learning/model.hpp"
+#include "algorithms/protocols/probe.hpp"
+#include "analysis/trace.hpp"
+#include "common/wall_clock.hpp"
+
+namespace sgdsim::analysis {
+
+struct ObserverOptions {
+  std::int64_t every = 100;                 // evaluate at step 0, every `every` steps, and at the last step
+  std::int64_t steps = 0;                   // the run's last step
+  std::vector<std::size_t> train_subset;    // samples for train_loss; empty = the whole training set
+  bool has_trigger = false;                 // fill the triggers column
+  bool progress = false;                    // one status line on stderr per row
+};
+
+class Observer : public protocols::Probe {
+ public:
+  Observer(std::size_t nodes, const learning::Model& model, const learning::Problem& problem,
+           ObserverOptions options, std::ostream& trace, WallClock* clock);
+
+  bool wants(std::int64_t step) const override;
+  void observe(std::int64_t step, std::size_t node, std::span<const float> model,
+               const protocols::NodeStats& stats) override;
+
+  std::int64_t rows() const { return rows_; }
+  const TraceRow& last() const { return last_; }
+  // The latest stats each node reported (its totals at the end of a completed run).
+  const std::vector<protocols::NodeStats>& node_stats() const { return latest_; }
+
+ private:
+  struct Pending {
+    std::vector<double> sum;
+    double squares = 0;
+    std::size_t count = 0;
+    protocols::NodeStats total;
+    double time = 0;
+  };
+  void complete(std::int64_t step, Pending& pending);
+
+  std::size_t nodes_;
+  const learning::Model& model_;
+  const learning::Problem& problem_;
+  ObserverOptions options_;
+  std::ostream& trace_;
+  WallClock* clock_;
+  std::map<std::int64_t, Pending> pending_;
+  std::vector<protocols::NodeStats> latest_;
+  TraceRow last_;
+  double last_compression_error_ = 0;
+  std::uint64_t last_compressions_ = 0;
+  std::int64_t rows_ = 0;
+};
+
+}  // namespace sgdsim::analysis

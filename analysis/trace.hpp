@@ -1,0 +1,34 @@
+#pragma once
+// trace.csv: one row per evaluation. Columns and units are the analysis contract (DESIGN.md, Outputs);
+// `suboptimality` and `compression_error` follow the nine standard columns. A cell that does not apply is empty.
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace sgdsim::analysis {
+
+struct TraceRow {
+  std::int64_t step = 0;
+  double sim_time_s = 0;
+  std::uint64_t bits_sent = 0;      // cumulative payload bits over all directed messages
+  std::uint64_t bytes_on_wire = 0;  // cumulative payload + header bytes
+  std::uint64_t messages = 0;
+  std::optional<std::uint64_t> triggers;        // event firings; protocols with a trigger only
+  double train_loss = 0;                        // of the average model
+  std::optional<double> test_accuracy;          // of the average model; when there is a test set
+  double consensus_distance = 0;                // (1/n) Σ ||x_i − x̄||²
+  std::optional<double> suboptimality;          // train_loss − f*, when f* is known
+  std::optional<double> compression_error;      // mean ||C(v) − v||² / ||v||² over vectors since the last row
+};
+
+inline constexpr const char* trace_header =
+    "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,consensus_distance,"
+    "suboptimality,compression_error";
+
+void write_trace_row(std::ostream& out, const TraceRow& row);
+nlohmann::json to_json(const TraceRow& row);
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,192 @@
+#include "scenarios/scenario.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "algorithms/learning/problem.hpp"
+#include "common/error.hpp"
+#include "common/spec.hpp"
+#include "scenarios/dotted_path.hpp"
+
+namespace sgdsim::scenarios {
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, std::uint64_t seed) {
+  // Partial Fisher-Yates: `count` distinct samples, fixed by the seed, sorted for cache-friendly evaluation.
+  std::vector<std::size_t> all(population);
+  for (std::size_t i = 0; i < population; ++i) all[i] = i;
+  Rng rng = Rng::stream(seed, 0, Purpose::eval);
+  for (std::size_t i = 0; i < count; ++i) std::swap(all[i], all[i + rng.below(population - i)]);
+  all.resize(count);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+}  // namespace
+
+Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
+  Spec root(document, origin, "", resolved_);
+  name_ = root.string("name", fs::path(origin).stem().string());
+  seed_ = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
+
+  Spec network = root.object("network");
+  topology_ = topology::make_topology(network, seed_, base_dir);
+  network_.model = network.choice("model", {"ideal", "tcp"}, "ideal");
+  network_.header_bytes = static_cast<std::size_t>(network.integer("header_bytes", 0, 0, 1 << 30));
+  network.finish();
+
+  Spec compute = root.object("compute");
+  network_.host_speed = compute.speed("host_speed", "10Gf");
+  compute.finish();
+
+  Spec data = root.object("data", true);
+  problem_ = learning::load_problem(data, seed_, base_dir);
+  shards_ = learning::partition(data, problem_.train, topology_.nodes, seed_);
+  const auto batch_size = static_cast<std::size_t>(data.integer("batch_size", 32, 1, 1 << 24));
+  data.finish();
+
+  Spec model = root.object("model", true);
+  model_ = learning::make_model(model, problem_.train);
+
+  environment_.topology = &topology_;
+  environment_.model = model_.get();
+  environment_.train = &problem_.train;
+  environment_.shards = &shards_;
+  environment_.batch_size = batch_size;
+  environment_.seed = seed_;
+  environment_.clock = &clock_;
+  Spec algorithm = root.object("algorithm", true);
+  protocol_ = protocols::make_protocol(algorithm, environment_);
+  algorithm_ = resolved_["algorithm"]["kind"].get<std::string>();
+  observer_options_.steps = resolved_["algorithm"]["steps"].get<std::int64_t>();
+  observer_options_.has_trigger = algorithm_ == "sparq";
+
+  Spec eval = root.object("eval");
+  observer_options_.every = eval.integer("every", 100, 1);
+  const auto subset = static_cast<std::size_t>(eval.integer("train_subset", 0, 0));
+  if (subset > problem_.train.samples()) {
+    eval.fail("train_subset", "asks for " + std::to_string(subset) + " samples but the training set has " +
+                                  std::to_string(problem_.train.samples()) + " (0 means all)");
+  }
+  if (subset > 0) observer_options_.train_subset = draw_subset(problem_.train.samples(), subset, seed_);
+  eval.finish();
+  root.finish();
+}
+
+nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
+  const auto start = std::chrono::steady_clock::now();
+  analysis::ObserverOptions options = observer_options_;
+  options.progress = progress;
+  analysis::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
+  environment_.probe = &observer;
+  const double end = sim::simulate(topology_, network_,
+                                   [this](std::size_t node, sim::Port& port) { protocol_->run(node, port); });
+  protocol_->finish();
+  environment_.probe = nullptr;
+  if (observer.last().step != observer_options_.steps) {
+    throw std::runtime_error("the simulation ended before every node reached the last step");
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  nlohmann::json per_node = nlohmann::json::array();
+  std::uint64_t triggers = 0;
+  for (std::size_t i = 0; i < observer.node_stats().size(); ++i) {
+    const protocols::NodeStats& s = observer.node_stats()[i];
+    triggers += s.triggers;
+    per_node.push_back({{"node", i},
+                        {"bits_sent", s.payload_bytes * 8},
+                        {"bytes_on_wire", s.wire_bytes},
+                        {"messages", s.messages},
+                        {"triggers", s.triggers}});
+  }
+  const analysis::TraceRow& last = observer.last();
+  const double gradient = clock_.seconds(WallClock::Part::gradient);
+  const double compression = clock_.seconds(WallClock::Part::compression);
+  const double evaluation = clock_.seconds(WallClock::Part::evaluation);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return {{"name", name_},
+          {"seed", seed_},
+          {"version", SGDSIM_VERSION_STRING},
+          {"algorithm", algorithm_},
+          {"nodes", topology_.nodes},
+          {"edges", topology_.edges.size()},
+          {"dimension", model_->dimension()},
+          {"final", analysis::to_json(last)},
+          {"totals",
+           {{"bits_sent", last.bits_sent},
+            {"bytes_on_wire", last.bytes_on_wire},
+            {"messages", last.messages},
+            {"triggers", triggers},
+            {"sim_time_s", end}}},
+          {"per_node", per_node},
+          {"wall_clock_s",
+           {{"total", wall},
+            {"gradient", gradient},
+            {"compression", compression},
+            {"evaluation", evaluation},
+            {"simulator_and_protocol", wall - gradient - compression - evaluation}}},
+          {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0}};
+}
+
+nlohmann::json load_document(const std::string& file, const std::vector<std::string>& overrides) {
+  nlohmann::json document = parse_json_file(file);
+  for (const std::string& text : overrides) {
+    auto [path, value] = parse_assignment(text);
+    set_path(document, path, value, "--set " + text);
+  }
+  return document;
+}
+
+namespace {
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+}  // namespace
+
+void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
+                      const std::string& directory, bool force, bool progress) {
+  const nlohmann::json document = load_document(file, overrides);
+  const std::string base_dir = fs::path(file).parent_path().string();
+  Scenario scenario(document, file, base_dir.empty() ? "." : base_dir);
+
+  const fs::path target = fs::absolute(directory).lexically_normal();
+  if (fs::exists(target) && !force) {
+    throw InputError(directory + ": already exists (use --force to replace it)");
+  }
+  fs::create_directories(target.parent_path());
+  const fs::path temporary = target.string() + ".tmp-" + std::to_string(getpid());
+  fs::remove_all(temporary);
+  fs::create_directory(temporary);
+  try {
+    write_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
+    nlohmann::json summary;
+    {
+      std::ofstream trace(temporary / "trace.csv", std::ios::binary);
+      summary = scenario.simulate(trace, progress);
+      trace.close();
+      if (!trace) throw std::runtime_error("cannot write " + (temporary / "trace.csv").string());
+    }
+    write_file(temporary / "summary.json", summary.dump(2) + "\n");
+    if (fs::exists(target)) {
+      const fs::path old = target.string() + ".old-" + std::to_string(getpid());
+      fs::rename(target, old);
+      fs::rename(temporary, target);
+      fs::remove_all(old);
+    } else {
+      fs::rename(temporary, target);
+    }
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw;
+  }
+}
+
+}  // namespace sgdsim::scenarios

@@ -1,0 +1,72 @@
+#pragma once
+// A scenario, fully validated and ready to simulate: every layer has read its part of the JSON (unknown keys are
+// errors), the data is loaded and partitioned, the protocol built. Nothing is written until all of that succeeded.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/learning/dataset.hpp"
+#include "algorithms/learning/model.hpp"
+#include "algorithms/learning/partition.hpp"
+#include "algorithms/protocols/protocol.hpp"
+#include "analysis/observer.hpp"
+#include "common/wall_clock.hpp"
+#include "sim/simulation.hpp"
+#include "topologies/topology.hpp"
+
+namespace sgdsim::scenarios {
+
+class Scenario {
+ public:
+  // `origin` names the document in error messages (usually its file); relative paths inside it resolve against
+  // `base_dir`. Throws InputError on any invalid or inconsistent value.
+  Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir);
+  Scenario(const Scenario&) = delete;
+  Scenario& operator=(const Scenario&) = delete;
+
+  const nlohmann::json& resolved() const { return resolved_; }
+  const std::string& name() const { return name_; }
+  std::uint64_t seed() const { return seed_; }
+  const topology::Topology& topology() const { return topology_; }
+  const sim::NetworkOptions& network() const { return network_; }
+  const learning::Problem& problem() const { return problem_; }
+  const learning::Model& model() const { return *model_; }
+  std::size_t dimension() const { return model_->dimension(); }
+  const std::string& algorithm() const { return algorithm_; }
+  const std::vector<learning::Shard>& shards() const { return shards_; }
+  // For in-process protocol tests that drive the nodes through another Port and probe.
+  protocols::Environment& environment() { return environment_; }
+  protocols::Protocol& protocol() { return *protocol_; }
+
+  // Simulates the scenario (once per process), writing trace rows to `trace` as they complete. Returns the
+  // summary (final row, totals, per-node totals, wall-clock split).
+  nlohmann::json simulate(std::ostream& trace, bool progress);
+
+ private:
+  nlohmann::json resolved_;
+  std::string name_;
+  std::uint64_t seed_ = 1;
+  topology::Topology topology_;
+  sim::NetworkOptions network_;
+  learning::Problem problem_;
+  std::vector<learning::Shard> shards_;
+  std::unique_ptr<learning::Model> model_;
+  std::string algorithm_;
+  analysis::ObserverOptions observer_options_;
+  WallClock clock_;
+  protocols::Environment environment_;
+  std::unique_ptr<protocols::Protocol> protocol_;
+};
+
+// Reads a scenario file (comments allowed) and applies "path=value" overrides in order.
+nlohmann::json load_document(const std::string& file, const std::vector<std::string>& overrides);
+
+// `sgdsim run`: validates, simulates and writes DIR/{trace.csv, summary.json, resolved.json} atomically (a
+// temporary sibling renamed into place). Refuses an existing DIR unless `force`.
+void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
+                      const std::string& directory, bool force, bool progress);
+
+}  // namespace sgdsim::scenarios

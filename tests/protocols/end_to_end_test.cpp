@@ -1,0 +1,148 @@
+// Protocols run through `sgdsim run` (each simulation in its own process): determinism, the reductions of
+// algorithms.md §8, exact timing on the ideal network, and learning on a strongly convex problem.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/support/runs.hpp"
+
+using namespace sgdsim::testing;
+using nlohmann::json;
+
+namespace {
+
+json logistic_ring(std::size_t nodes, std::int64_t steps) {
+  return {{"seed", 3},
+          {"network", {{"topology", {{"kind", "ring"}, {"nodes", nodes}}}, {"link", {{"bandwidth", "100Mbps"}, {"latency", "500us"}}}}},
+          {"data", {{"dataset", "synthetic"}, {"kind", "logistic"}, {"samples", 800}, {"features", 20}, {"batch_size", 8}}},
+          {"model", {{"kind", "logistic"}, {"l2", 0.01}}},
+          {"eval", {{"every", 20}}},
+          {"algorithm", {{"kind", "dpsgd"}, {"steps", steps}, {"lr", 0.2}}}};
+}
+
+json sparq(double c0, int local_steps, double gamma, json compressor) {
+  return {{"kind", "sparq"},          {"steps", 100},
+          {"lr", 0.2},                {"consensus_step", gamma},
+          {"local_steps", local_steps}, {"trigger", {{"schedule", "constant"}, {"c0", c0}}},
+          {"compressor", compressor}};
+}
+
+}  // namespace
+
+TEST_CASE("the same scenario and seed give a byte-identical trace") {
+  json scenario = logistic_ring(8, 100);
+  scenario["algorithm"] = sparq(0.5, 2, 0.3, {{"kind", "qsgd"}, {"levels", 4}});
+  const Run first = run_scenario(scenario, "determinism-a");
+  const Run second = run_scenario(scenario, "determinism-b");
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(first.trace_text == second.trace_text);
+  CHECK(first.trace.rows.size() == 6);
+  scenario["seed"] = 4;
+  const Run other = run_scenario(scenario, "determinism-c");
+  REQUIRE(other.exit_code == 0);
+  CHECK(other.trace_text != first.trace_text);
+}
+
+TEST_CASE("sparq with H=1, c=0, no compression and gamma=1 is D-PSGD") {
+  const Run dpsgd = run_scenario(logistic_ring(8, 100), "reduction-dpsgd");
+  json scenario = logistic_ring(8, 100);
+  scenario["algorithm"] = sparq(0.0, 1, 1.0, {{"kind", "none"}});
+  const Run reduced = run_scenario(scenario, "reduction-sparq");
+  REQUIRE(dpsgd.exit_code == 0);
+  REQUIRE(reduced.exit_code == 0);
+  REQUIRE(dpsgd.trace.rows.size() == reduced.trace.rows.size());
+  for (std::size_t r = 0; r < dpsgd.trace.rows.size(); ++r) {
+    for (const char* column : {"step", "bits_sent", "bytes_on_wire", "messages", "sim_time_s"}) {
+      CHECK(dpsgd.trace.rows[r].at(column) == reduced.trace.rows[r].at(column));
+    }
+    // Same algorithm, different float rounding: x_half + (m − x̂) versus Σ w x.
+    CHECK(reduced.trace.number(r, "train_loss") == Approx(dpsgd.trace.number(r, "train_loss")).epsilon(1e-5));
+    CHECK(reduced.trace.number(r, "consensus_distance") ==
+          Approx(dpsgd.trace.number(r, "consensus_distance")).epsilon(1e-3).margin(1e-9));
+  }
+}
+
+TEST_CASE("sparq with H=1 and c=0 is CHOCO-SGD (compress-first order)") {
+  const json compressor = {{"kind", "qsgd"}, {"levels", 8}, {"bucket", 16}};
+  json scenario = logistic_ring(8, 100);
+  scenario["algorithm"] = sparq(0.0, 1, 0.3, compressor);
+  const Run reduced = run_scenario(scenario, "reduction-sparq-choco");
+  scenario["algorithm"] = {{"kind", "choco"}, {"steps", 100}, {"lr", 0.2}, {"consensus_step", 0.3},
+                           {"compressor", compressor}};
+  const Run choco = run_scenario(scenario, "reduction-choco");
+  REQUIRE(reduced.exit_code == 0);
+  REQUIRE(choco.exit_code == 0);
+  REQUIRE(choco.trace.rows.size() == reduced.trace.rows.size());
+  for (std::size_t r = 0; r < choco.trace.rows.size(); ++r) {
+    for (const auto& column : choco.trace.columns) {
+      if (column == "triggers") continue;  // CHOCO has no trigger
+      CHECK(choco.trace.rows[r].at(column) == reduced.trace.rows[r].at(column));
+    }
+  }
+  // Every node fires at every step.
+  CHECK(reduced.trace.number(reduced.trace.rows.size() - 1, "triggers") == 8 * 100);
+}
+
+TEST_CASE("an infinite threshold sends zero bits and is independent local SGD") {
+  json scenario = logistic_ring(8, 100);
+  scenario["algorithm"] = sparq(1e300, 1, 0.5, {{"kind", "qsgd"}, {"levels", 4}});
+  scenario["algorithm"]["silence"] = "free";
+  const Run free = run_scenario(scenario, "infinite-free");
+  REQUIRE(free.exit_code == 0);
+  const std::size_t last = free.trace.rows.size() - 1;
+  CHECK(free.trace.number(last, "bits_sent") == 0);
+  CHECK(free.trace.number(last, "triggers") == 0);
+  CHECK(free.trace.number(last, "consensus_distance") > 0);  // nodes drift apart
+
+  scenario["algorithm"]["silence"] = "signal";
+  const Run signal = run_scenario(scenario, "infinite-signal");
+  REQUIRE(signal.exit_code == 0);
+  // One 1-byte signal per neighbour per synchronization: 8 nodes · 2 neighbours · 100 steps.
+  CHECK(signal.trace.number(last, "messages") == 1600);
+  CHECK(signal.trace.number(last, "bits_sent") == 1600 * 8);
+  CHECK(signal.trace.rows[last].at("train_loss") == free.trace.rows[last].at("train_loss"));
+}
+
+TEST_CASE("a D-PSGD step on a ring with an infinitely fast host takes latency + 4d/bandwidth") {
+  json scenario = logistic_ring(6, 10);
+  scenario["compute"] = {{"host_speed", "1e30f"}};
+  scenario["network"]["link"] = {{"bandwidth", "80Mbps"}, {"latency", "250us"}};
+  scenario["eval"]["every"] = 1;
+  const Run run = run_scenario(scenario, "dpsgd-timing");
+  REQUIRE(run.exit_code == 0);
+  const double d = run.summary.at("dimension").get<double>();
+  const double step = 250e-6 + 4.0 * d / (80e6 / 8.0);
+  for (std::size_t r = 0; r < run.trace.rows.size(); ++r) {
+    const double expected = run.trace.number(r, "step") * step;
+    CHECK(run.trace.number(r, "sim_time_s") == Approx(expected).epsilon(1e-9).margin(1e-15));
+  }
+  CHECK(run.trace.number(10, "bits_sent") == 10 * 6 * 2 * 32 * d);
+}
+
+TEST_CASE("on a strongly convex problem CHOCO and SPARQ approach D-PSGD's suboptimality") {
+  json scenario = logistic_ring(8, 600);
+  scenario["eval"]["every"] = 600;
+  scenario["algorithm"]["lr"] = {{"schedule", "inverse_time"}, {"value", 0.5}, {"t0", 100}};
+  const Run dpsgd = run_scenario(scenario, "convex-dpsgd");
+  scenario["algorithm"] = {{"kind", "choco"}, {"steps", 600}, {"lr", scenario["algorithm"]["lr"]},
+                           {"consensus_step", 0.3}, {"compressor", {{"kind", "qsgd"}, {"levels", 16}}}};
+  const Run choco = run_scenario(scenario, "convex-choco");
+  scenario["algorithm"]["kind"] = "sparq";
+  scenario["algorithm"]["local_steps"] = 2;
+  scenario["algorithm"]["trigger"] = {{"c0", 1.0}};
+  const Run sparq_run = run_scenario(scenario, "convex-sparq");
+  REQUIRE(dpsgd.exit_code == 0);
+  REQUIRE(choco.exit_code == 0);
+  REQUIRE(sparq_run.exit_code == 0);
+  const double initial = dpsgd.trace.number(0, "suboptimality");
+  const double exact = dpsgd.trace.number(1, "suboptimality");
+  INFO("initial " << initial << " dpsgd " << exact << " choco " << choco.trace.number(1, "suboptimality")
+                  << " sparq " << sparq_run.trace.number(1, "suboptimality"));
+  CHECK(exact < 0.05 * initial);
+  CHECK(choco.trace.number(1, "suboptimality") < 2 * exact + 0.01 * initial);
+  CHECK(sparq_run.trace.number(1, "suboptimality") < 2 * exact + 0.01 * initial);
+  // ... with fewer bits than exact gossip.
+  CHECK(choco.trace.number(1, "bits_sent") < dpsgd.trace.number(1, "bits_sent"));
+  CHECK(sparq_run.trace.number(1, "bits_sent") < choco.trace.number(1, "bits_sent"));
+}

@@ -1,0 +1,154 @@
+// Protocol properties checked in-process (no SimGrid): average preservation, copy consistency, and
+// data-parallel SGD with fp32 messages equal to minibatch SGD with n times the batch.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "common/rng.hpp"
+#include "scenarios/scenario.hpp"
+#include "tests/protocols/cooperative_network.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+// One sample per node makes every minibatch gradient a deterministic function of the node's model, so the
+// test can recompute each node's gradient exactly.
+json base_scenario(std::size_t nodes) {
+  return {{"seed", 7},
+          {"network", {{"topology", {{"kind", "ring"}, {"nodes", nodes}}}}},
+          {"data",
+           {{"dataset", "synthetic"},
+            {"kind", "linear"},
+            {"samples", nodes},
+            {"features", 6},
+            {"noise", 0.1},
+            {"partition", "iid"},
+            {"batch_size", 3}}},
+          {"model", {{"kind", "linear"}, {"l2", 0.01}}},
+          {"eval", {{"every", 1}}}};
+}
+
+// Records every node's model at every step.
+class Recorder : public protocols::Probe {
+ public:
+  bool wants(std::int64_t) const override { return true; }
+  void observe(std::int64_t step, std::size_t node, std::span<const float> model,
+               const protocols::NodeStats&) override {
+    models[{step, node}].assign(model.begin(), model.end());
+  }
+  std::map<std::pair<std::int64_t, std::size_t>, std::vector<float>> models;
+};
+
+std::vector<double> average(const Recorder& r, std::int64_t step, std::size_t nodes, std::size_t d) {
+  std::vector<double> mean(d, 0.0);
+  for (std::size_t i = 0; i < nodes; ++i) {
+    const auto& x = r.models.at({step, i});
+    for (std::size_t c = 0; c < d; ++c) mean[c] += x[c] / static_cast<double>(nodes);
+  }
+  return mean;
+}
+
+// x̄_{t+1} = x̄_t − η · mean_i ∇f_i(x_i^t), for every step of the run.
+void check_average_preservation(const json& algorithm) {
+  const std::size_t n = 6;
+  json scenario = base_scenario(n);
+  scenario["algorithm"] = algorithm;
+  scenarios::Scenario s(scenario, "test", ".");
+  Recorder recorder;
+  s.environment().probe = &recorder;
+  testing::CooperativeNetwork network(n);
+  network.run(s.protocol());
+  const std::size_t d = s.dimension();
+  const double eta = algorithm["lr"].get<double>();
+  const std::int64_t steps = algorithm["steps"].get<std::int64_t>();
+  std::vector<float> gradient(d);
+  double worst = 0;
+  for (std::int64_t t = 0; t < steps; ++t) {
+    std::vector<double> expected = average(recorder, t, n, d);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::vector<std::size_t> batch{s.shards()[i][0]};
+      s.model().loss_and_gradient(recorder.models.at({t, i}), s.problem().train, batch, gradient);
+      for (std::size_t c = 0; c < d; ++c) expected[c] -= eta * gradient[c] / static_cast<double>(n);
+    }
+    const std::vector<double> actual = average(recorder, t + 1, n, d);
+    for (std::size_t c = 0; c < d; ++c) worst = std::max(worst, std::abs(actual[c] - expected[c]));
+  }
+  INFO(algorithm.dump());
+  CHECK(worst < 2e-5);
+}
+
+}  // namespace
+
+TEST_CASE("choco preserves the average for any compressor, in both orders") {
+  for (const char* order : {"compress_first", "consensus_first"}) {
+    for (json compressor : {json{{"kind", "qsgd"}, {"levels", 4}, {"bucket", 4}}, json{{"kind", "topk"}, {"k", 2}},
+                            json{{"kind", "sign"}}}) {
+      check_average_preservation({{"kind", "choco"}, {"steps", 40}, {"lr", 0.05}, {"consensus_step", 0.3},
+                                  {"order", order}, {"compressor", compressor}});
+    }
+  }
+}
+
+TEST_CASE("sparq preserves the average for any trigger pattern and number of local steps") {
+  for (int h : {1, 3}) {
+    for (double c0 : {0.0, 5.0, 1e6}) {
+      check_average_preservation({{"kind", "sparq"}, {"steps", 40}, {"lr", 0.05}, {"consensus_step", 0.4},
+                                  {"local_steps", h}, {"trigger", {{"schedule", "constant"}, {"c0", c0}}},
+                                  {"compressor", {{"kind", "qsgd"}, {"levels", 2}, {"bucket", 3}}}});
+    }
+  }
+}
+
+TEST_CASE("every holder of a public copy holds the same bytes-derived vector") {
+  const std::size_t n = 5;
+  json scenario = base_scenario(n);
+  scenario["network"]["topology"] = {{"kind", "complete"}, {"nodes", n}};
+  scenario["algorithm"] = {{"kind", "sparq"},
+                           {"steps", 30},
+                           {"lr", 0.05},
+                           {"consensus_step", 0.3},
+                           {"local_steps", 2},
+                           {"verify_copies", true},
+                           {"trigger", {{"c0", 2.0}}},
+                           {"compressor", {{"kind", "qsgd"}, {"levels", 4}, {"bucket", 4}}}};
+  scenarios::Scenario s(scenario, "test", ".");
+  testing::CooperativeNetwork network(n);
+  // finish() compares every held copy with its owner's and throws on any difference.
+  CHECK_NOTHROW(network.run(s.protocol()));
+}
+
+TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the batch") {
+  const std::size_t n = 4;
+  json scenario = base_scenario(n);
+  scenario["data"]["samples"] = 40;
+  scenario["data"]["batch_size"] = 5;
+  scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 25}, {"lr", 0.1}};
+  scenarios::Scenario s(scenario, "test", ".");
+  Recorder recorder;
+  s.environment().probe = &recorder;
+  testing::CooperativeNetwork network(n);
+  network.run(s.protocol());
+
+  // Reference: one model, the union of the n nodes' minibatches (each node's stream draws as LocalStep does).
+  const std::size_t d = s.dimension();
+  std::vector<float> x = recorder.models.at({0, 0});
+  std::vector<Rng> streams;
+  for (std::size_t i = 0; i < n; ++i) streams.push_back(Rng::stream(7, i, Purpose::batch));
+  std::vector<float> gradient(d);
+  for (std::int64_t t = 0; t < 25; ++t) {
+    std::vector<std::size_t> batch;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& shard = s.shards()[i];
+      for (int b = 0; b < 5; ++b) batch.push_back(shard[streams[i].below(shard.size())]);
+    }
+    s.model().loss_and_gradient(x, s.problem().train, batch, gradient);
+    for (std::size_t c = 0; c < d; ++c) x[c] -= 0.1f * gradient[c];
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& node = recorder.models.at({t + 1, i});
+      for (std::size_t c = 0; c < d; ++c) REQUIRE(node[c] == Approx(x[c]).margin(1e-5));
+    }
+  }
+}
