@@ -21,8 +21,9 @@ class Port {
  public:
   virtual ~Port() = default;
   virtual std::size_t self() const = 0;
-  // Starts sending `bytes` to node `to` (any node: multi-hop routes are the network's business). The simulated
-  // size is bytes.size() + header_bytes. Completes in the background; wait_sends() awaits all pending sends.
+  // Starts sending `bytes` to node `to` (any node: multi-hop routes are the network's business). The
+  // simulated size is bytes.size() + header_bytes. Completes in the background; wait_sends() awaits all
+  // pending sends.
   virtual void send(std::size_t to, Bytes bytes) = 0;
   // Tells `to` "no message this round" at zero cost and zero bits: an oracle, the idealisation of protocols
   // whose analysis assumes silent nodes are known by fiat.

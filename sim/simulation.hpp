@@ -11,7 +11,7 @@
 namespace sgdsim::sim {
 
 struct NetworkOptions {
-  std::string model = "ideal";  // "ideal": CM02, no cross-traffic, no TCP window cap; "tcp": SimGrid's LV08
+  std::string model = "ideal";   // "ideal": CM02, no cross-traffic, no TCP window cap; "tcp": SimGrid's LV08
   std::size_t header_bytes = 0;  // added to every message's simulated size
   double host_speed = 1e10;      // flop/s of every host
   bool verbose = false;          // let SimGrid log

@@ -1,0 +1,17 @@
+#pragma once
+// The SimGrid platform of a topology: one host per node, one split-duplex link per edge, one-hop routes only.
+// Internal to sim/: callers outside this folder use simulate().
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace sgdsim::sim {
+
+// Must run after the Engine exists and its network model is configured. Returns the host of each node.
+std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed);
+
+}  // namespace sgdsim::sim

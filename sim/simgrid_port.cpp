@@ -1,0 +1,96 @@
+#include "sim/simgrid_port.hpp"
+
+#include <stdexcept>
+
+namespace sgdsim::sim {
+
+namespace s4u = simgrid::s4u;
+
+Channel& Network::channel(std::size_t from, std::size_t to) {
+  const std::uint64_t key = static_cast<std::uint64_t>(from) * nodes_ + to;
+  if (auto it = channels_.find(key); it != channels_.end()) return it->second;
+  // Built completely before it is published: the SimGrid calls below may switch to other actors, which must
+  // never see a half-made channel. If one of them made the same channel meanwhile, theirs is kept.
+  Channel fresh;
+  fresh.mailbox = s4u::Mailbox::by_name(std::to_string(from) + ">" + std::to_string(to));
+  fresh.announced = s4u::Semaphore::create(0);
+  fresh.mailbox->set_receiver(actors_.at(to));
+  return channels_.try_emplace(key, std::move(fresh)).first->second;
+}
+
+void Network::open_neighbor_channels(const topology::Topology& topology) {
+  for (const auto& edge : topology.edges) {
+    channel(edge.a, edge.b);
+    channel(edge.b, edge.a);
+  }
+}
+
+void Network::release() {
+  for (auto& [key, channel] : channels_) channel.mailbox->set_receiver(nullptr);
+}
+
+void SimPort::check_peer(std::size_t peer, const char* operation) const {
+  if (peer >= network_->nodes() || peer == self_)
+    throw std::invalid_argument("node " + std::to_string(self_) + " called " + operation + " with peer " +
+                                std::to_string(peer) + " (valid: another node below " +
+                                std::to_string(network_->nodes()) + ")");
+}
+
+void SimPort::send(std::size_t to, Bytes bytes) {
+  check_peer(to, "send");
+  Channel& channel = network_->channel(self_, to);
+  const std::uint64_t size = bytes.size() + network_->header_bytes();
+  counters_.payload_bytes += bytes.size();
+  counters_.wire_bytes += size;
+  counters_.messages += 1;
+  channel.in_flight.push_back(std::make_unique<Bytes>(std::move(bytes)));
+  channel.is_message.push_back(true);
+  pending_.push_back(channel.mailbox->put_async(channel.in_flight.back().get(), size));
+  channel.announced->release();
+}
+
+void SimPort::send_silence(std::size_t to) {
+  check_peer(to, "send_silence");
+  Channel& channel = network_->channel(self_, to);
+  channel.is_message.push_back(false);
+  channel.announced->release();
+}
+
+std::optional<Bytes> SimPort::receive(std::size_t from) {
+  check_peer(from, "receive");
+  Channel& channel = network_->channel(from, self_);
+  waiting_ = {"receive from", from};
+  channel.announced->acquire();
+  const bool is_message = channel.is_message.front();
+  channel.is_message.pop_front();
+  if (!is_message) {
+    waiting_ = {};
+    return std::nullopt;
+  }
+  const Bytes* arrived = channel.mailbox->get<Bytes>();
+  waiting_ = {};
+  // Mailboxes are FIFO per sender, so the comm delivers the oldest buffer in flight.
+  if (arrived != channel.in_flight.front().get())
+    throw std::logic_error("message order broken on channel " + std::to_string(from) + ">" +
+                           std::to_string(self_));
+  Bytes bytes = std::move(*channel.in_flight.front());
+  channel.in_flight.pop_front();
+  return bytes;
+}
+
+void SimPort::wait_sends() {
+  waiting_ = {"wait_sends", 0};
+  s4u::Comm::wait_all(pending_);
+  pending_.clear();
+  waiting_ = {};
+}
+
+void SimPort::compute(double flops) {
+  if (flops > 0) s4u::this_actor::execute(flops);
+}
+
+double SimPort::now() const {
+  return s4u::Engine::get_clock();
+}
+
+}  // namespace sgdsim::sim

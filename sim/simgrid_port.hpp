@@ -1,0 +1,80 @@
+#pragma once
+// The Port implemented on SimGrid mailboxes. Internal to sim/ (it includes SimGrid).
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/port.hpp"
+#include "topologies/topology.hpp"
+
+namespace sgdsim::sim {
+
+// One direction of one node pair. Every send or silence pushes a marker and releases the semaphore, so the
+// receiver learns, in the sender's order and at zero simulated cost, whether the next item is a real message
+// (then it takes it from the mailbox, which costs simulated transfer time) or silence.
+struct Channel {
+  simgrid::s4u::Mailbox* mailbox = nullptr;
+  simgrid::s4u::SemaphorePtr announced;
+  std::deque<bool> is_message;
+  // The buffers in flight, owned here rather than by the comm so that nothing leaks when a message is never
+  // received (a protocol bug, a kill after an error); the comm carries a pointer to the front one.
+  std::deque<std::unique_ptr<Bytes>> in_flight;
+};
+
+// What a blocked node is waiting for, to name it in a deadlock report.
+struct Waiting {
+  const char* operation = nullptr;  // nullptr when running
+  std::size_t peer = 0;
+};
+
+// State shared by all ports of one simulation.
+class Network {
+ public:
+  Network(std::size_t nodes, std::size_t header_bytes) : nodes_(nodes), header_bytes_(header_bytes) {}
+  std::size_t nodes() const { return nodes_; }
+  std::size_t header_bytes() const { return header_bytes_; }
+  // The actors that receive; set before the run so mailboxes can be bound to them.
+  std::vector<simgrid::s4u::ActorPtr>& actors() { return actors_; }
+  // Created on first use and bound to the receiving actor, so data starts flowing when it is sent (as TCP or
+  // MPI eager sends do) rather than when the receiver asks for it.
+  Channel& channel(std::size_t from, std::size_t to);
+  // Opens the channels of every edge up front (before the run), so that only multi-hop pairs are opened
+  // lazily.
+  void open_neighbor_channels(const topology::Topology& topology);
+  // Unbinds the mailboxes so the actors can be freed.
+  void release();
+
+ private:
+  std::size_t nodes_;
+  std::size_t header_bytes_;
+  std::vector<simgrid::s4u::ActorPtr> actors_;
+  std::unordered_map<std::uint64_t, Channel> channels_;
+};
+
+class SimPort final : public Port {
+ public:
+  SimPort(Network& network, std::size_t self) : network_(&network), self_(self) {}
+  std::size_t self() const override { return self_; }
+  void send(std::size_t to, Bytes bytes) override;
+  void send_silence(std::size_t to) override;
+  std::optional<Bytes> receive(std::size_t from) override;
+  void wait_sends() override;
+  void compute(double flops) override;
+  double now() const override;
+  const Counters& counters() const override { return counters_; }
+  const Waiting& waiting() const { return waiting_; }
+
+ private:
+  void check_peer(std::size_t peer, const char* operation) const;
+  Network* network_;
+  std::size_t self_;
+  Counters counters_;
+  std::vector<simgrid::s4u::CommPtr> pending_;
+  Waiting waiting_;
+};
+
+}  // namespace sgdsim::sim

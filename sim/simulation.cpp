@@ -1,0 +1,125 @@
+// simulate(): one SimGrid engine, the topology's platform, one actor per node, errors turned into exceptions.
+#include "sim/simulation.hpp"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include <simgrid/s4u.hpp>
+
+#include "common/error.hpp"
+#include "sim/platform.hpp"
+#include "sim/simgrid_port.hpp"
+
+namespace sgdsim::sim {
+
+namespace {
+
+namespace s4u = simgrid::s4u;
+
+// The first error of a run: later ones are usually consequences (peers waiting on a dead node).
+struct Failure {
+  std::string message;
+  bool input_error = false;
+};
+
+std::vector<std::string> engine_arguments(const NetworkOptions& options) {
+  std::vector<std::string> args{"sgdsim"};
+  if (!options.verbose) {
+    args.emplace_back("--log=root.thres:critical");
+    // The engine's deadlock notice is critical; simulate() reports deadlocks itself, naming the nodes.
+    args.emplace_back("--log=ker_engine.app:file:/dev/null");
+  }
+  if (options.model == "ideal") {
+    // CM02 without cross-traffic and without the TCP window cap: a message of B bytes over h hops takes
+    // exactly h * latency + B / bandwidth, and concurrent flows share a link's bandwidth fairly.
+    args.emplace_back("--cfg=network/model:CM02");
+    args.emplace_back("--cfg=network/crosstraffic:0");
+    args.emplace_back("--cfg=network/TCP-gamma:0");
+  } else if (options.model != "tcp") {
+    throw InputError("network model \"" + options.model + "\" is unknown (expected \"ideal\" or \"tcp\")");
+  }
+  return args;
+}
+
+std::string deadlock_report(const std::vector<std::unique_ptr<SimPort>>& ports,
+                            const std::vector<char>& done) {
+  std::string list;
+  std::size_t blocked = 0;
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    if (done[i]) continue;
+    if (++blocked > 8) continue;
+    const Waiting& w = ports[i]->waiting();
+    list += (list.empty() ? "" : "; ") + ("node " + std::to_string(i));
+    if (w.operation && std::string(w.operation) == "receive from")
+      list += " waits in receive(from " + std::to_string(w.peer) + ")";
+    else if (w.operation)
+      list += std::string(" waits in ") + w.operation + "()";
+  }
+  if (blocked > 8) list += "; and " + std::to_string(blocked - 8) + " more";
+  return "deadlock at simulated time " + std::to_string(s4u::Engine::get_clock()) +
+         " s: " + std::to_string(blocked) + " node(s) blocked forever: " + list;
+}
+
+std::atomic<bool> engine_used{false};
+
+}  // namespace
+
+double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body) {
+  if (engine_used.exchange(true))
+    throw std::logic_error(
+        "simulate() called twice in one process (SimGrid 3.32 allows one engine per process)");
+  if (!(options.host_speed > 0)) throw InputError("host speed must be positive");
+
+  std::vector<std::string> args = engine_arguments(options);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  s4u::Engine engine(&argc, argv.data());
+
+  const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed);
+
+  const std::size_t n = topology.nodes;
+  Network network(n, options.header_bytes);
+  std::vector<std::unique_ptr<SimPort>> ports;
+  for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
+  std::vector<char> done(n, 0);
+  std::optional<Failure> failure;
+
+  for (std::size_t i = 0; i < n; ++i) {
+    network.actors().push_back(s4u::Actor::create("node" + std::to_string(i), hosts[i], [&, i] {
+      try {
+        body(i, *ports[i]);
+        // Sends still in flight when the body returns would be cancelled with the actor.
+        ports[i]->wait_sends();
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;  // SimGrid unwinding a killed actor: must pass through
+      } catch (const std::exception& e) {
+        if (!failure) {
+          failure = Failure{"node " + std::to_string(i) + ": " + e.what(),
+                            dynamic_cast<const InputError*>(&e) != nullptr};
+          // Nothing useful can follow; stop the other nodes instead of letting them deadlock.
+          s4u::Actor::kill_all();
+        }
+      }
+      done[i] = 1;
+    }));
+  }
+  network.open_neighbor_channels(topology);
+  s4u::Engine::on_deadlock_cb([&] {
+    if (!failure) failure = Failure{deadlock_report(ports, done), false};
+  });
+
+  engine.run();
+  const double end = s4u::Engine::get_clock();
+  network.release();
+  if (failure) {
+    if (failure->input_error) throw InputError(failure->message);
+    throw std::runtime_error(failure->message);
+  }
+  return end;
+}
+
+}  // namespace sgdsim::sim

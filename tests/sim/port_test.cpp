@@ -1,0 +1,151 @@
+// The Port's semantics: real bytes, per-sender order, free silences, errors and deadlocks become exceptions.
+#include <catch2/catch.hpp>
+
+#include "common/error.hpp"
+#include "tests/sim/sim_support.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::testing;
+
+namespace {
+
+const topology::Link test_link{12.5e6, 500e-6};
+
+// The error text of a simulation that must fail, prefixed with its C++ type.
+std::string failure_of(const topology::Topology& t, const sim::NodeBody& body) {
+  const ChildResult result = in_child([&] {
+    try {
+      sim::simulate(t, {}, body);
+    } catch (const InputError& e) {
+      return std::string("InputError: ") + e.what();
+    } catch (const std::runtime_error& e) {
+      return std::string("runtime_error: ") + e.what();
+    }
+    return std::string("no error");
+  });
+  INFO(result.error);
+  REQUIRE(result.exit_code == 0);
+  return result.output;
+}
+
+}  // namespace
+
+TEST_CASE("bytes arrive intact and in order and silences cost no time") {
+  auto path = path_topology(3, test_link);
+  auto out = timed_run(path, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& v) {
+    if (node == 0) {
+      port.send_silence(1);
+      port.send(1, sim::Bytes{1, 2, 3});
+      port.send_silence(1);
+      port.send(1, sim::Bytes{});
+      port.send(1, sim::Bytes(10000, 9));
+    } else if (node == 1) {
+      REQUIRE_FALSE(port.receive(0));
+      v[2] = port.now();  // the first silence: at time 0
+      REQUIRE(*port.receive(0) == sim::Bytes{1, 2, 3});
+      const double first = port.now();
+      REQUIRE_FALSE(port.receive(0));
+      REQUIRE(port.now() == first);  // a silence after a message costs nothing more
+      REQUIRE(port.receive(0)->empty());
+      REQUIRE(*port.receive(0) == sim::Bytes(10000, 9));
+      v[1] = port.now();
+    }
+    if (node == 2) {
+      // Silence between nodes that never talk otherwise, and to a non-neighbour.
+      port.send_silence(0);
+    }
+    if (node == 0) {
+      REQUIRE_FALSE(port.receive(2));
+      v[0] = port.now();
+    }
+  });
+  CHECK(out[2] == 0.0);
+  CHECK(out[0] == 0.0);
+  CHECK(out[1] > 500e-6);
+}
+
+TEST_CASE("counters count payload and wire bytes and messages but not silences") {
+  auto path = path_topology(2, test_link);
+  sim::NetworkOptions options;
+  options.header_bytes = 40;
+  auto out = timed_run(path, options, [&](std::size_t node, sim::Port& port, std::vector<double>& v) {
+    if (node == 0) {
+      port.send(1, sim::Bytes(100));
+      port.send_silence(1);
+      port.send(1, sim::Bytes(7));
+      port.wait_sends();
+      const auto& c = port.counters();
+      v[0] = static_cast<double>(c.payload_bytes * 1000000 + c.wire_bytes * 1000 + c.messages);
+    } else {
+      port.receive(0), port.receive(0), port.receive(0);
+    }
+  });
+  CHECK(out[0] == 107.0 * 1000000 + 187.0 * 1000 + 2);
+}
+
+TEST_CASE("unreceived messages do not block the end of the run") {
+  auto path = path_topology(2, test_link);
+  auto out = timed_run(path, {}, [&](std::size_t node, sim::Port& port, std::vector<double>&) {
+    if (node == 0) port.send(1, sim::Bytes(1000));
+  });
+  // The body returned without wait_sends: the send still completes before the run ends.
+  CHECK(relative_error(out.back(), 500e-6 + 1000 / 12.5e6) < 1e-9);
+}
+
+TEST_CASE("an exception in a body becomes an error naming the node") {
+  auto ring = topology::build_topology("ring", 4, topology::ring_edges(4), test_link);
+  const std::string runtime = failure_of(ring, [](std::size_t node, sim::Port& port) {
+    if (node == 2) {
+      port.compute(1e6);
+      throw std::runtime_error("boom");
+    }
+    port.receive((node + 1) % 4);  // others wait forever: killed, not reported as a deadlock
+  });
+  CHECK(runtime == "runtime_error: node 2: boom");
+  const std::string input = failure_of(ring, [](std::size_t node, sim::Port&) {
+    if (node == 1) throw InputError("bad.json: $.x: nope");
+  });
+  CHECK(input == "InputError: node 1: bad.json: $.x: nope");
+  const std::string misuse = failure_of(ring, [](std::size_t node, sim::Port& port) {
+    if (node == 3) port.send(3, {});
+  });
+  CHECK_THAT(misuse, Catch::StartsWith("runtime_error: node 3: node 3 called send with peer 3"));
+}
+
+TEST_CASE("a deadlock becomes an error naming the blocked nodes") {
+  auto ring = topology::build_topology("ring", 3, topology::ring_edges(3), test_link);
+  const std::string text = failure_of(ring, [](std::size_t node, sim::Port& port) {
+    if (node == 2) return;
+    port.send(2, sim::Bytes(10));
+    port.receive(1 - node);  // 0 and 1 wait for each other
+  });
+  CHECK_THAT(text, Catch::StartsWith("runtime_error: deadlock"));
+  CHECK_THAT(text, Catch::Contains("node 0 waits in receive(from 1)") &&
+                       Catch::Contains("node 1 waits in receive(from 0)"));
+  CHECK_THAT(text, !Catch::Contains("node 2"));
+}
+
+TEST_CASE("a second simulation in one process is refused") {
+  auto path = path_topology(2, test_link);
+  const ChildResult result = in_child([&] {
+    sim::simulate(path, {}, [](std::size_t, sim::Port&) {});
+    try {
+      sim::simulate(path, {}, [](std::size_t, sim::Port&) {});
+    } catch (const std::logic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  });
+  CHECK_THAT(result.output, Catch::Contains("once per process") || Catch::Contains("one engine per process"));
+  CHECK_THROWS_AS(
+      [&] {
+        sim::NetworkOptions options;
+        options.model = "magic";
+        const ChildResult r = in_child([&] {
+          sim::simulate(path, options, [](std::size_t, sim::Port&) {});
+          return std::string();
+        });
+        if (!r.error.empty()) throw InputError(r.error);
+      }(),
+      InputError);
+}
