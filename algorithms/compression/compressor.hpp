@@ -1,6 +1,7 @@
 #pragma once
-// A compressor turns a vector into the exact bytes that go on the wire and back. It knows nothing of networks:
-// the simulator charges exactly encode()'s length, and receivers rebuild values from those bytes alone.
+// A compressor turns a vector into the exact bytes that go on the wire and back. It knows nothing of
+// networks: the simulator charges exactly encode()'s length, and receivers rebuild values from those bytes
+// alone. Wire formats and options: docs/compression.md.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,21 +22,49 @@ using Bytes = std::vector<std::uint8_t>;
 class Compressor {
  public:
   virtual ~Compressor() = default;
+
   // Encodes `values` (length d) using `rng` for any randomness (stochastic rounding, random indices).
-  virtual Bytes encode(std::span<const float> values, Rng& rng) const = 0;
-  // Rebuilds the d values from bytes produced by encode(). Throws DecodeError (naming the byte offset) on corrupt,
-  // truncated or trailing bytes; never reads out of bounds.
-  virtual std::vector<float> decode(std::span<const std::uint8_t> bytes, std::size_t dimension) const = 0;
+  // Deterministic given the Rng state. Throws InputError for vectors it cannot encode (non-finite values,
+  // k > d).
+  Bytes encode(std::span<const float> values, Rng& rng) const {
+    Bytes out;
+    encode_into(values, rng, out);
+    return out;
+  }
+  // Rebuilds the d values from bytes produced by encode(). Throws DecodeError (naming the byte offset) on
+  // corrupt, truncated or trailing bytes; never reads out of bounds.
+  std::vector<float> decode(std::span<const std::uint8_t> bytes, std::size_t dimension) const {
+    std::vector<float> out(dimension);
+    decode_into(bytes, out);
+    return out;
+  }
   // Convenience: decode(encode(values)).
   std::vector<float> apply(std::span<const float> values, Rng& rng) const {
     return decode(encode(values, rng), values.size());
   }
+
+  // The hot-path forms: the caller owns the buffers and reuses them from message to message.
+  // Appends the encoding of `values` to `out` (whatever `out` already holds is kept).
+  virtual void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const = 0;
+  // Decodes all of `bytes` into `out` (out.size() is the dimension).
+  void decode_into(std::span<const std::uint8_t> bytes, std::span<float> out) const {
+    decode_from(bytes, 0, out);
+  }
+  // Decodes message[start, end) into `out`; error offsets count from the start of `message`, so a composed
+  // compressor can hand its tail to an inner decoder and still report where in the whole message it broke.
+  virtual void decode_from(std::span<const std::uint8_t> message, std::size_t start,
+                           std::span<float> out) const = 0;
+
   // True for `none`: the decoded vector equals the input exactly.
   virtual bool is_identity() const { return false; }
 };
 
-// Builds a compressor from its scenario object (e.g. {"kind": "qsgd", "levels": 16}), validating every key and
-// echoing defaults. Unknown kinds and keys are InputErrors naming the JSON path.
+// Builds a compressor from its scenario object (e.g. {"kind": "qsgd", "levels": 16}), validating every key,
+// echoing defaults and calling spec.finish(). Unknown kinds and keys are InputErrors naming the JSON path.
 std::unique_ptr<Compressor> make_compressor(Spec& spec);
+
+// Convenience for code and tests: the same, from JSON text (errors name `origin`).
+std::unique_ptr<Compressor> make_compressor(const std::string& json_text,
+                                            const std::string& origin = "compressor");
 
 }  // namespace sgdsim::compression

@@ -1,0 +1,15 @@
+#pragma once
+// `none`: the raw float32 values, little-endian, exactly 4·d bytes.
+#include "algorithms/compression/compressor.hpp"
+
+namespace sgdsim::compression {
+
+class Identity final : public Compressor {
+ public:
+  void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const override;
+  void decode_from(std::span<const std::uint8_t> message, std::size_t start,
+                   std::span<float> out) const override;
+  bool is_identity() const override { return true; }
+};
+
+}  // namespace sgdsim::compression

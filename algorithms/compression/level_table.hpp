@@ -1,0 +1,70 @@
+#pragma once
+// A level table and the one stochastic-rounding core every quantizer shares (algorithms.md §1).
+// Tables are signed and sorted: the paper tables mirror their magnitudes {0, l_1, ..., 1} around zero, the
+// "code" tables of NUQSGD's official code have 2^b signed levels and no zero. Rounding a normalised value y
+// between its neighbours t_j <= y <= t_{j+1} picks t_{j+1} with probability (y - t_j)/(t_{j+1} - t_j): on a
+// mirrored table this is exactly "round |y| between magnitudes, keep the sign", and on a zero-free table it
+// is what the code tables need, so one core serves all of them.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace sgdsim::compression {
+
+class LevelTable {
+ public:
+  // QSGD's paper table: magnitudes {0, 1/s, ..., 1}.
+  static LevelTable uniform(int s);
+  // NUQSGD's paper table: magnitudes {0, p^s, p^(s-1), ..., p, 1}.
+  static LevelTable exponential(int s, double p);
+  // The QSGD baseline of NUQSGD's code: linspace(-1, 1, 2^bits).
+  static LevelTable code_uniform(int bits);
+  // NUQSGD's code table: ±{1, p, ..., p^(2^(bits-1) - 1)}, no zero.
+  static LevelTable code_exponential(int bits, double p);
+
+  // The signed levels, ascending, in [-1, 1]; at most 65536 so an index fits 16 bits.
+  std::span<const float> values() const { return values_; }
+  std::size_t size() const { return values_.size(); }
+  bool has_zero() const { return has_zero_; }
+  // Index of the level 0 (paper tables only); index zero_index() ± m is the m-th magnitude with its sign.
+  std::size_t zero_index() const { return zero_index_; }
+  // Number of nonzero magnitudes of a paper table.
+  std::size_t magnitudes() const { return size() / 2; }
+  // ceil(log2(size())): the width of a fixed-width index.
+  unsigned index_bits() const { return index_bits_; }
+
+  // The core. `y` is a normalised value (clamped to [-1, 1]); `u` a uniform draw in [0, 1).
+  // Returns the index of the level chosen.
+  std::uint32_t round(float y, float u) const {
+    y = std::clamp(y, values_.front(), values_.back());
+    std::uint32_t j = grid_[static_cast<std::size_t>((y - values_.front()) * grid_scale_)];
+    // The grid gives the right interval or a neighbour (float rounding at cell edges, several levels per
+    // cell near zero on exponential tables); walk to the interval with t_j <= y <= t_{j+1}.
+    while (j > 0 && values_[j] > y) --j;
+    while (j + 2 < values_.size() && values_[j + 1] <= y) ++j;
+    const float p = (y - values_[j]) * inverse_gap_[j];
+    return j + (u < p ? 1u : 0u);
+  }
+
+ private:
+  explicit LevelTable(std::vector<double> levels);
+  std::vector<float> values_;
+  std::vector<float> inverse_gap_;   // 1 / (t_{j+1} - t_j)
+  std::vector<std::uint32_t> grid_;  // cell -> largest j with t_j <= the cell's left edge
+  float grid_scale_ = 0;             // cells per unit of y
+  bool has_zero_ = false;
+  std::size_t zero_index_ = 0;
+  unsigned index_bits_ = 0;
+};
+
+// Two 24-bit uniforms in [0, 1) from one 64-bit draw: halves the generator cost per coordinate. 24 bits are
+// exact in a float, so P(u < p) = ceil(2^24 p) / 2^24: a bias below 6e-8 of one level gap.
+inline void uniform_pair(std::uint64_t bits, float& u0, float& u1) {
+  constexpr float scale = 0x1.0p-24f;
+  u0 = static_cast<float>(bits >> 40) * scale;
+  u1 = static_cast<float>((bits >> 8) & 0xFFFFFFu) * scale;
+}
+
+}  // namespace sgdsim::compression

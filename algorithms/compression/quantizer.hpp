@@ -1,0 +1,64 @@
+#pragma once
+// The QSGD family (QSGD, QSGDinf, NUQSGD): per bucket one float32 norm, then every coordinate stochastically
+// rounded on a level table (level_table.hpp), coded either sparsely (QSGD's Elias code) or at fixed width.
+// Formats and options: docs/compression.md.
+#include <cstddef>
+#include <string>
+
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/elias.hpp"
+#include "algorithms/compression/level_table.hpp"
+
+namespace sgdsim::compression {
+
+enum class Norm { l2, max_abs };
+enum class Coding { elias, fixed };
+// Which variance bound (algorithms.md §2) applies: it sets the contractive scale.
+enum class TableKind { paper_uniform, paper_exponential, code_uniform, code_exponential };
+
+struct QuantizerConfig {
+  std::string method = "qsgd";  // for error messages
+  Norm norm = Norm::l2;
+  TableKind table = TableKind::paper_uniform;
+  int levels = 16;     // s for paper tables, bits for code tables
+  double ratio = 0.5;  // p of the exponential tables
+  Coding coding = Coding::elias;
+  EliasCode elias = EliasCode::omega;
+  std::size_t bucket = 8192;  // 0: one bucket for the whole vector
+  bool contractive = false;   // divide the output by tau = 1 + variance_factor(bucket size)
+};
+
+class Quantizer final : public Compressor {
+ public:
+  explicit Quantizer(QuantizerConfig config);
+
+  void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const override;
+  void decode_from(std::span<const std::uint8_t> message, std::size_t start,
+                   std::span<float> out) const override;
+
+  // beta(n) with E||Q(x) - x||^2 <= beta(n) ||x||^2 for a bucket of n coordinates; with bucketing the bound
+  // of the largest bucket holds for the whole vector. QSGD: min(n/s^2, sqrt(n)/s) (the bound CHOCO's tau
+  // uses); QSGDinf: min(n/(4s^2), sqrt(n)/s); NUQSGD: (1-p)^2/(4p) + min(n p^(2s)/4, sqrt(n) p^s); code
+  // tables: n*gap^2/4 (uniform) and (1-p)^2/(4p) + n p^(2(K-1)) (exponential, K = 2^(bits-1)).
+  double variance_factor(std::size_t n) const;
+  // The factor applied to decoded values of a d-vector: 1, or 1/tau with `scale: contractive`.
+  float output_scale(std::size_t dimension) const;
+  // The decoded values encode() would produce with the same Rng state, without coding them (tests, tools).
+  void quantize(std::span<const float> values, Rng& rng, std::span<float> out) const;
+
+  const QuantizerConfig& config() const { return config_; }
+  const LevelTable& table() const { return table_; }
+
+ private:
+  std::size_t bucket_size(std::size_t dimension) const;
+  // Rounds one bucket into level indices; returns its float32 norm (0 leaves `indices` at the zero level).
+  float round_bucket(std::span<const float> values, Rng& rng, std::uint16_t* indices) const;
+  void decode_bucket_fixed(BitReader& in, std::span<float> out, float scale) const;
+  void decode_bucket_elias(BitReader& in, std::span<float> out, float scale) const;
+
+  QuantizerConfig config_;
+  LevelTable table_;
+  std::uint16_t zero_index_;  // the level 0, or on zero-free tables the index a zero bucket is written with
+};
+
+}  // namespace sgdsim::compression

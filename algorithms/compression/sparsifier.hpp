@@ -1,0 +1,47 @@
+#pragma once
+// top-k and rand-k, alone or followed by a quantizer of the kept values (`compose`). Not rescaled, so both
+// are contractive with omega = k/d (rand-k in expectation). Wire: the k kept positions as Elias gaps (the
+// first counted from position -1), zero bits to the next byte, then the inner compressor's bytes for the k
+// kept values (raw float32 when used alone). k is not sent: the receiver knows it from the configuration and
+// d.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/elias.hpp"
+
+namespace sgdsim::compression {
+
+enum class Selection { top, random };
+
+struct KeepCount {
+  std::optional<std::size_t> k;  // exactly one of k and fraction
+  double fraction = 0;           // k = max(1, round(fraction * d))
+  std::string where;             // the scenario path, for the error when k > d
+  std::size_t of(std::size_t dimension) const;
+};
+
+class Sparsifier final : public Compressor {
+ public:
+  // `inner` codes the kept values; it must not itself be a Sparsifier.
+  Sparsifier(Selection selection, KeepCount keep, std::unique_ptr<Compressor> inner,
+             EliasCode code = EliasCode::omega);
+
+  void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const override;
+  void decode_from(std::span<const std::uint8_t> message, std::size_t start,
+                   std::span<float> out) const override;
+
+  // The kept positions for `values`, ascending (top-k: largest |x|, ties to the lower index).
+  void select(std::span<const float> values, Rng& rng, std::vector<std::uint32_t>& positions) const;
+  std::size_t kept(std::size_t dimension) const { return keep_.of(dimension); }
+  const Compressor& inner() const { return *inner_; }
+
+ private:
+  Selection selection_;
+  KeepCount keep_;
+  std::unique_ptr<Compressor> inner_;
+  EliasCode code_;
+};
+
+}  // namespace sgdsim::compression
