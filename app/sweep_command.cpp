@@ -1,13 +1,109 @@
-// PLACEHOLDER: replaced by the real `sgdsim sweep` command.
-#include <stdexcept>
+// `sgdsim sweep SWEEP.json -o DIR [-j N] [--shard i/N] [--index-only] [--dry-run]`: runs every point of a
+// sweep as a child `sgdsim run`, resumable and shardable, and rebuilds DIR/index.csv. See
+// analysis/sweep_*.hpp and docs/workflow.md.
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "analysis/index.hpp"
+#include "analysis/sweep_layout.hpp"
+#include "analysis/sweep_point.hpp"
+#include "analysis/sweep_runner.hpp"
+#include "analysis/sweep_shard.hpp"
+#include "analysis/sweep_spec.hpp"
 #include "app/commands.hpp"
+#include "common/error.hpp"
 
 namespace sgdsim::app {
+namespace {
+
+struct SweepArguments {
+  std::string sweep_file;
+  std::string output;
+  std::size_t jobs = 1;
+  std::string shard = "1/1";
+  bool index_only = false;
+  bool dry_run = false;
+};
+
+// The program that runs one point: this very binary, unless SGDSIM_RUNNER names another (a wrapper script, or
+// a stand-in used by tests).
+std::vector<std::string> runner() {
+  if (const char* custom = std::getenv("SGDSIM_RUNNER"); custom && *custom) return {custom};
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) throw std::runtime_error("cannot locate the sgdsim binary (/proc/self/exe)");
+  return {self.string()};
+}
+
+void sweep(const SweepArguments& args) {
+  using namespace analysis;
+  const Sweep sweep = load_sweep(args.sweep_file);
+  const Shard shard = parse_shard(args.shard);
+  const std::vector<SweepPoint> points = expand(sweep);
+  const std::vector<SweepPoint> mine = select(points, shard);
+  const SweepLayout layout{args.output};
+
+  if (args.dry_run) {
+    for (const auto& point : mine)
+      std::printf("%s\t%s\t%lld\n", point.id.c_str(), point.label.c_str(),
+                  static_cast<long long>(point.seed));
+    return;
+  }
+  std::error_code error;
+  if (std::filesystem::exists(layout.dir, error) && !std::filesystem::is_directory(layout.dir, error)) {
+    throw InputError(layout.dir.string() + ": the output exists and is not a folder");
+  }
+
+  RunTally tally;
+  if (!args.index_only) {
+    prepare_points(sweep, layout, mine);
+    RunnerOptions options;
+    options.runner = runner();
+    options.jobs = args.jobs;
+    options.terminal = isatty(STDERR_FILENO);
+    std::size_t complete = 0;
+    for (const auto& point : mine) complete += run_complete(layout, point.id);
+    std::fprintf(
+        stderr, "sweep: %s: %zu points%s, %zu already complete, running %zu with -j %zu\n",
+        sweep.name.c_str(), mine.size(),
+        shard.count > 1 ? (" in shard " + shard.text() + " of " + std::to_string(points.size())).c_str() : "",
+        complete, mine.size() - complete, args.jobs);
+    tally = run_points(layout, mine, options);
+  }
+  const IndexTally index = write_index(sweep, points, layout);
+  std::fprintf(stderr, "sweep: %s: %zu ok, %zu failed, %zu pending of %zu points\n", layout.index().c_str(),
+               index.ok, index.failed, index.pending, points.size());
+  if (tally.failed > 0) {
+    throw std::runtime_error(std::to_string(tally.failed) + " of " + std::to_string(mine.size()) +
+                             " points failed; their records are " + layout.runs().string() +
+                             "/<id>.failed.json; rerun the same command to retry them");
+  }
+}
+
+}  // namespace
 
 void add_sweep_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("sweep", "(not yet available)");
-  cmd->callback([] { throw std::runtime_error("sweep: not implemented"); });
+  auto args = std::make_shared<SweepArguments>();
+  auto* cmd = root.add_subcommand("sweep",
+                                  "Run every point of a sweep (base scenario x grid x seeds) as a child "
+                                  "process into DIR/runs/<id>/, skipping "
+                                  "points already complete, and rebuild DIR/index.csv");
+  cmd->add_option("sweep", args->sweep_file, "Sweep file (JSON with comments)")->required();
+  cmd->add_option("-o,--output", args->output, "Output folder DIR")->required();
+  cmd->add_option("-j,--jobs", args->jobs, "Points run in parallel")->check(CLI::Range(1, 1024));
+  cmd->add_option("--shard", args->shard,
+                  "Run only shard i of N (1-based: 1/3, 2/3, 3/3); shards are disjoint and cover the sweep");
+  cmd->add_flag(
+      "--index-only", args->index_only,
+      "Run nothing; rebuild DIR/index.csv from DIR/runs/ (e.g. after copying the shards' runs together)");
+  cmd->add_flag("--dry-run", args->dry_run, "Print this shard's points (id, label, seed) and write nothing");
+  cmd->callback([args] { sweep(*args); });
 }
 
 }  // namespace sgdsim::app

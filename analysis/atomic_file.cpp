@@ -1,0 +1,43 @@
+#include "analysis/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace sgdsim::analysis {
+
+void write_file_atomically(const std::filesystem::path& file, const std::string& content) {
+  char host[256] = "host";
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = '\0';
+  const std::filesystem::path temp =
+      file.parent_path() / ("." + file.filename().string() + ".tmp." + host + "." + std::to_string(getpid()));
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, file, error);
+  if (error) {
+    std::filesystem::remove(temp, error);
+    throw std::runtime_error("cannot rename a temporary file onto " + file.string());
+  }
+}
+
+bool read_file(const std::filesystem::path& file, std::string& content) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  content = text.str();
+  return true;
+}
+
+}  // namespace sgdsim::analysis

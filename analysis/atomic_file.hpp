@@ -1,0 +1,15 @@
+#pragma once
+// Writing a file so that readers see either the old content or the new, never a partial one: the text goes to
+// a temporary sibling (named after host and process, so concurrent writers on a shared file system do not
+// collide) that is then renamed over the target.
+#include <filesystem>
+#include <string>
+
+namespace sgdsim::analysis {
+
+void write_file_atomically(const std::filesystem::path& file, const std::string& content);
+
+// Reads the whole content of a file; false when it cannot be read.
+bool read_file(const std::filesystem::path& file, std::string& content);
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,98 @@
+#include "analysis/index.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/atomic_file.hpp"
+#include "analysis/csv_table.hpp"
+
+namespace sgdsim::analysis {
+namespace {
+
+std::string cell(const json& value) {
+  if (value.is_null()) return {};
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+}  // namespace
+
+const std::vector<std::string>& trace_columns() {
+  static const std::vector<std::string> columns = {"step",          "sim_time_s",    "bits_sent",
+                                                   "bytes_on_wire", "messages",      "triggers",
+                                                   "train_loss",    "test_accuracy", "consensus_distance"};
+  return columns;
+}
+
+std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points, const SweepLayout& layout,
+                      IndexTally* tally) {
+  struct Row {
+    std::string status;
+    json final;
+  };
+  std::vector<Row> rows;
+  std::set<std::string> extra;
+  const auto& fixed = trace_columns();
+  for (const auto& point : points) {
+    Row row;
+    std::string text;
+    if (read_file(layout.summary(point.id), text)) {
+      try {
+        const json summary = json::parse(text);
+        row.final = summary.at("final");
+        if (!row.final.is_object()) throw std::runtime_error("final is not an object");
+        row.status = "ok";
+        for (auto it = row.final.begin(); it != row.final.end(); ++it) {
+          if (std::find(fixed.begin(), fixed.end(), it.key()) == fixed.end()) extra.insert(it.key());
+        }
+      } catch (const std::exception&) {
+        row.status = "unreadable";
+        row.final = json::object();
+      }
+    } else {
+      std::error_code error;
+      row.status = std::filesystem::exists(layout.failure(point.id), error) ? "failed" : "pending";
+      row.final = json::object();
+    }
+    rows.push_back(std::move(row));
+  }
+
+  std::vector<std::string> header = {"id", "label"};
+  for (const auto& column : parameter_columns(sweep)) header.push_back(column);
+  header.insert(header.end(), {"seed", "status"});
+  std::vector<std::string> figures = fixed;
+  figures.insert(figures.end(), extra.begin(), extra.end());
+  header.insert(header.end(), figures.begin(), figures.end());
+
+  IndexTally counts;
+  std::string out = csv_line(header);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& point = points[i];
+    std::vector<std::string> cells = {point.id, point.label};
+    cells.insert(cells.end(), point.parameters.begin(), point.parameters.end());
+    cells.push_back(std::to_string(point.seed));
+    cells.push_back(rows[i].status);
+    for (const auto& figure : figures) {
+      cells.push_back(rows[i].final.contains(figure) ? cell(rows[i].final[figure]) : std::string());
+    }
+    out += csv_line(cells);
+    if (rows[i].status == "ok")
+      ++counts.ok;
+    else if (rows[i].status == "pending")
+      ++counts.pending;
+    else
+      ++counts.failed;
+  }
+  if (tally) *tally = counts;
+  return out;
+}
+
+IndexTally write_index(const Sweep& sweep, const std::vector<SweepPoint>& points, const SweepLayout& layout) {
+  IndexTally tally;
+  const std::string text = index_csv(sweep, points, layout, &tally);
+  std::filesystem::create_directories(layout.dir);
+  write_file_atomically(layout.index(), text);
+  return tally;
+}
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,35 @@
+#pragma once
+// DIR/index.csv: one row per point of the whole sweep (not just this shard), rebuilt from runs/ every time,
+// so it depends only on the sweep file and the run folders: a sweep killed and rerun, or run as shards whose
+// runs/ folders are copied together, gives the same bytes as one uninterrupted run.
+//
+// Columns: id, label, the varied parameters (see parameter_columns), seed, status (ok | failed | pending |
+// unreadable), then the final figures of summary.json ("final"): the trace columns of the analysis contract,
+// then any extra ones in alphabetical order. Wall-clock figures are left out on purpose: they differ between
+// machines.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analysis/sweep_layout.hpp"
+#include "analysis/sweep_point.hpp"
+
+namespace sgdsim::analysis {
+
+struct IndexTally {
+  std::size_t ok = 0;
+  std::size_t failed = 0;
+  std::size_t pending = 0;
+};
+
+// The index text for `points` (all points of `sweep`, in enumeration order).
+std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points, const SweepLayout& layout,
+                      IndexTally* tally = nullptr);
+
+// Writes DIR/index.csv atomically.
+IndexTally write_index(const Sweep& sweep, const std::vector<SweepPoint>& points, const SweepLayout& layout);
+
+// The figures every trace row (and summary "final") carries, in the analysis contract's order.
+const std::vector<std::string>& trace_columns();
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,58 @@
+#pragma once
+// What a plot shows, independent of how it is drawn: curves of a trace figure against bits, simulated time or
+// steps (one per group of runs, seeds averaged with a min/max band), or, for a bandwidth sweep, the simulated
+// time to reach a target loss against the link bandwidth (one line per group, error bars from min to max over
+// seeds). Groups are the distinct combinations of the parameters that vary between the runs (seed excluded,
+// and the bandwidth itself for a bandwidth plot), unless --group names them; legends are made from those
+// parameters.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/plot_runs.hpp"
+
+namespace sgdsim::analysis {
+
+struct PlotRequest {
+  std::string x = "bits";  // bits | time | step | bandwidth
+  std::string y;           // loss | accuracy | consensus | suboptimality | time-to-target; empty: by x
+  std::vector<std::string> group;  // grouping parameters; empty: all that vary
+  std::optional<double> target;    // training-loss target of time-to-target
+  std::string bandwidth_key = "network.link.bandwidth";
+  std::string title;
+  bool log_y = false;  // force a log y axis (the default is log for consensus, suboptimality, time-to-target)
+};
+
+struct SeriesRow {
+  double x = 0;
+  double mean = 0;
+  double min = 0;
+  double max = 0;
+  std::size_t runs = 0;  // how many seeds the row averages
+};
+
+struct Series {
+  std::string legend;
+  std::vector<SeriesRow> rows;
+};
+
+struct Figure {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool log_x = false;
+  bool log_y = false;
+  bool error_bars = false;  // points with error bars (bandwidth plots) instead of curves with bands
+  std::vector<Series> series;
+  std::vector<std::string> notes;  // what was left out and why, for the user
+};
+
+// Validates the request (InputError for impossible combinations or missing columns) and computes the figure.
+Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request);
+
+// The y choices and their trace columns.
+const std::vector<std::string>& plot_x_choices();
+const std::vector<std::string>& plot_y_choices();
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,173 @@
+#include "analysis/plot_gnuplot.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/atomic_file.hpp"
+#include "common/error.hpp"
+
+namespace sgdsim::analysis {
+namespace fs = std::filesystem;
+namespace {
+
+// A gnuplot double-quoted string.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.10g", value);
+  return text;
+}
+
+// The gnuplot program: SGDSIM_GNUPLOT, else "gnuplot" found on PATH; empty when there is none.
+std::string find_gnuplot() {
+  if (const char* custom = std::getenv("SGDSIM_GNUPLOT"); custom && *custom) {
+    return access(custom, X_OK) == 0 ? custom : "";
+  }
+  const char* path = std::getenv("PATH");
+  std::stringstream folders(path ? path : "/usr/bin:/bin");
+  std::string folder;
+  while (std::getline(folders, folder, ':')) {
+    const fs::path candidate = fs::path(folder.empty() ? "." : folder) / "gnuplot";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string gnuplot_data(const Figure& figure) {
+  std::string out;
+  for (std::size_t s = 0; s < figure.series.size(); ++s) {
+    if (s) out += "\n\n";
+    out += "# " + figure.series[s].legend + "\n# x mean min max runs\n";
+    // An empty block would shift gnuplot's index numbering; keep a placeholder row that draws nothing.
+    if (figure.series[s].rows.empty()) out += "NaN NaN NaN NaN 0\n";
+    for (const auto& row : figure.series[s].rows) {
+      out += number(row.x) + " " + number(row.mean) + " " + number(row.min) + " " + number(row.max) + " " +
+             std::to_string(row.runs) + "\n";
+    }
+  }
+  return out;
+}
+
+std::string gnuplot_script(const Figure& figure, const std::string& image_name,
+                           const std::string& data_name) {
+  const bool svg = fs::path(image_name).extension() == ".svg";
+  std::string gp;
+  gp += "# Written by `sgdsim plot`. Edit freely and re-render in this folder with:  gnuplot " +
+        fs::path(image_name).replace_extension(".gp").string() + "\n";
+  gp += "# Data: " + data_name + " (per series: x, mean over seeds, min, max, number of seeds).\n";
+  if (svg) {
+    gp += "set terminal svg size 1000,650 dynamic noenhanced font \"sans,12\" background rgb \"white\"\n";
+  } else {
+    gp +=
+        "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+        "  set terminal pngcairo size 1000,650 noenhanced font \"sans,11\"\n"
+        "} else {\n"
+        "  set terminal png size 1000,650 noenhanced\n"
+        "}\n";
+  }
+  gp += "set output " + quoted(image_name) + "\n";
+  gp += "data = " + quoted(data_name) + "\n";
+  gp += "set title " + quoted(figure.title) + "\n";
+  gp += "set xlabel " + quoted(figure.x_label) + "\n";
+  gp += "set ylabel " + quoted(figure.y_label) + "\n";
+  if (figure.log_x) gp += "set logscale x\nset format x \"%.0e\"\n";
+  if (figure.log_y) gp += "set logscale y\n";
+  gp += "set grid\nset key outside right top box opaque\nset style fill transparent solid 0.20 noborder\n";
+  gp += "set datafile missing \"NaN\"\n";
+  std::string plot = "plot ";
+  for (std::size_t s = 0; s < figure.series.size(); ++s) {
+    const std::string index = "data index " + std::to_string(s);
+    const std::string colour = "lc " + std::to_string(s + 1);
+    const std::string title = "title " + quoted(figure.series[s].legend);
+    if (s) plot += ", \\\n     ";
+    if (figure.error_bars) {
+      plot += index + " using 1:2:3:4 with yerrorlines " + colour + " lw 2 pt 7 " + title;
+    } else {
+      // The band shows the spread over seeds (min to max); the line is the mean.
+      plot += index + " using 1:3:4 with filledcurves " + colour + " notitle, \\\n     " + index +
+              " using 1:2 with lines " + colour + " lw 2 " + title;
+    }
+  }
+  gp += plot + "\n";
+  return gp;
+}
+
+PlotFiles write_gnuplot(const Figure& figure, const fs::path& image) {
+  const std::string extension = image.extension().string();
+  if (extension != ".png" && extension != ".svg") {
+    throw InputError(image.string() + ": the figure must be a .png or .svg file");
+  }
+  PlotFiles files{image, fs::path(image).replace_extension(".gp"), fs::path(image).replace_extension(".dat")};
+  const fs::path folder = image.parent_path().empty() ? fs::path(".") : image.parent_path();
+  fs::create_directories(folder);
+  write_file_atomically(files.data, gnuplot_data(figure));
+  write_file_atomically(files.script,
+                        gnuplot_script(figure, image.filename().string(), files.data.filename().string()));
+  return files;
+}
+
+void render_gnuplot(const PlotFiles& files) {
+  const std::string gnuplot = find_gnuplot();
+  if (gnuplot.empty()) {
+    throw std::runtime_error(
+        "gnuplot not found (install it, e.g. `sudo apt install gnuplot-nox`); the script " +
+        files.script.string() + " and its data are written: render them with `gnuplot " +
+        files.script.filename().string() + "` in their folder");
+  }
+  const fs::path folder = files.script.parent_path().empty() ? fs::path(".") : files.script.parent_path();
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    close(pipe_fds[0]);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    if (chdir(folder.c_str()) != 0) _exit(126);
+    const std::string script = files.script.filename().string();
+    execl(gnuplot.c_str(), gnuplot.c_str(), script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  std::string messages;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) messages.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::error_code error;
+  if (!ok || !fs::is_regular_file(files.image, error) || fs::file_size(files.image, error) == 0) {
+    throw std::runtime_error("gnuplot failed on " + files.script.string() +
+                             (messages.empty() ? "" : ":\n" + messages));
+  }
+  if (!messages.empty()) std::fprintf(stderr, "%s", messages.c_str());
+}
+
+}  // namespace sgdsim::analysis

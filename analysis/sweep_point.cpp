@@ -1,0 +1,187 @@
+#include "analysis/sweep_point.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "common/error.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::analysis {
+namespace {
+
+// FNV-1a, 64 bits: small, fixed by definition, identical on every platform.
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+std::string slug(const std::string& text, std::size_t limit) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (out.size() >= limit) break;
+    if (std::isalnum(c) || c == '.') {
+      out += static_cast<char>(std::tolower(c));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && (out.back() == '-' || out.back() == '.')) out.pop_back();
+  while (!out.empty() && out.front() == '.') out.erase(out.begin());
+  return out;
+}
+
+std::string last_segment(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (const auto& part : parts) {
+    if (part.empty()) continue;
+    if (!out.empty()) out += separator;
+    out += part;
+  }
+  return out;
+}
+
+// "algorithm.kind=choco, lr=0.1" for an unlabelled explicit point.
+std::string describe_set(const json& set) {
+  std::vector<std::string> parts;
+  for (auto it = set.begin(); it != set.end(); ++it)
+    parts.push_back(last_segment(it.key()) + "=" + value_text(*it));
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+std::string value_text(const json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::vector<std::string> parameter_columns(const Sweep& sweep) {
+  std::vector<std::string> columns;
+  if (!sweep.points.empty()) columns.push_back("point");
+  for (const auto& axis : sweep.grid) columns.push_back(axis.path);
+  return columns;
+}
+
+std::string point_id(const std::string& label, const json& overrides, std::int64_t seed) {
+  // nlohmann::json keeps object keys sorted, so dump() is canonical for equal overrides.
+  const json canonical = {{"seed", seed}, {"set", overrides}};
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%012llx",
+                static_cast<unsigned long long>(fnv1a(canonical.dump()) & 0xffffffffffffULL));
+  std::string readable = slug(label, 40);
+  return (readable.empty() ? std::string("point") : readable) + "-s" + std::to_string(seed) + "-" + hash;
+}
+
+std::vector<SweepPoint> expand(const Sweep& sweep) {
+  std::vector<ExplicitPoint> explicit_points = sweep.points;
+  if (explicit_points.empty()) explicit_points.push_back({"", json::object()});
+
+  std::size_t combinations = 1;
+  for (const auto& axis : sweep.grid) {
+    combinations *= axis.values.size();
+    if (combinations > 10'000'000)
+      throw InputError(sweep.file + ": $.grid: more than 10 million combinations");
+  }
+
+  std::vector<SweepPoint> points;
+  std::map<std::string, std::size_t> seen;  // canonical {seed, set} -> index, to reject coinciding points
+  std::set<std::string> ids;
+  for (const auto& explicit_point : explicit_points) {
+    for (std::size_t combination = 0; combination < combinations; ++combination) {
+      // Odometer: the last axis varies fastest.
+      std::vector<std::size_t> choice(sweep.grid.size());
+      std::size_t rest = combination;
+      for (std::size_t a = sweep.grid.size(); a-- > 0;) {
+        choice[a] = rest % sweep.grid[a].values.size();
+        rest /= sweep.grid[a].values.size();
+      }
+      json overrides = explicit_point.set;
+      std::vector<std::string> parameters, label_parts;
+      if (!sweep.points.empty()) {
+        const std::string point_label =
+            explicit_point.label.empty() ? describe_set(explicit_point.set) : explicit_point.label;
+        parameters.push_back(point_label);
+        label_parts.push_back(point_label);
+      }
+      for (std::size_t a = 0; a < sweep.grid.size(); ++a) {
+        const GridAxis& axis = sweep.grid[a];
+        const json& value = axis.values[choice[a]];
+        overrides[axis.path] = value;
+        if (!axis.labels.empty()) {
+          parameters.push_back(axis.labels[choice[a]]);
+          label_parts.push_back(axis.labels[choice[a]]);
+        } else {
+          parameters.push_back(value_text(value));
+          label_parts.push_back(last_segment(axis.path) + "=" + value_text(value));
+        }
+      }
+      for (std::int64_t seed : sweep.seeds) {
+        SweepPoint point;
+        point.index = points.size();
+        point.label = join(label_parts, ", ");
+        point.overrides = overrides;
+        point.seed = seed;
+        point.parameters = parameters;
+        point.id = point_id(point.label, overrides, seed);
+        const std::string key = json{{"seed", seed}, {"set", overrides}}.dump();
+        if (auto [it, fresh] = seen.emplace(key, point.index); !fresh) {
+          throw InputError(sweep.file + ": points " + std::to_string(it->second + 1) + " and " +
+                           std::to_string(point.index + 1) + " of the sweep are the same run (" +
+                           point.label + ", seed " + std::to_string(seed) + "); remove the duplicate");
+        }
+        if (!ids.insert(point.id).second) {
+          throw std::runtime_error("two different sweep points hash to the id " + point.id);
+        }
+        points.push_back(std::move(point));
+      }
+    }
+  }
+  return points;
+}
+
+void set_dotted(json& document, const std::string& path, const json& value, const std::string& origin) {
+  json* node = &document;
+  std::string walked = "$";
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!node->is_object()) {
+      throw InputError(origin + ": cannot set \"" + path + "\": " + walked + " in the base scenario is " +
+                       describe(*node) + ", not an object");
+    }
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    json& child = (*node)[key];
+    if (child.is_null()) child = json::object();
+    node = &child;
+    walked += "." + key;
+    start = dot + 1;
+  }
+}
+
+json point_scenario(const Sweep& sweep, const SweepPoint& point) {
+  json scenario = sweep.base;
+  // Sorted keys put "a" before "a.b", so an object is replaced before it is refined.
+  for (auto it = point.overrides.begin(); it != point.overrides.end(); ++it) {
+    set_dotted(scenario, it.key(), *it, sweep.file);
+  }
+  scenario["seed"] = point.seed;
+  scenario["name"] = sweep.name + "/" + point.id;
+  return scenario;
+}
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,286 @@
+#include "analysis/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <stdexcept>
+
+#include "analysis/atomic_file.hpp"
+#include "common/error.hpp"
+
+namespace sgdsim::analysis {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Running {
+  const SweepPoint* point;
+  Clock::time_point start;
+};
+
+// The scenario without its name, so that renaming a sweep does not count as changing its points.
+json without_name(json scenario) {
+  scenario.erase("name");
+  return scenario;
+}
+
+// The last `lines` lines of a log (at most `limit` characters), for failure records and progress lines.
+std::string tail(const fs::path& file, std::size_t lines, std::size_t limit) {
+  std::string text;
+  if (!read_file(file, text)) return {};
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  std::size_t start = text.size();
+  for (std::size_t found = 0; start > 0 && found < lines;) {
+    if (text[--start] == '\n') ++found;
+  }
+  if (start > 0 || (start < text.size() && text[start] == '\n')) ++start;
+  if (start > text.size()) start = text.size();
+  if (text.size() - start > limit) start = text.size() - limit;
+  return text.substr(start);
+}
+
+std::string last_line(const std::string& text) {
+  const auto newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
+// The ids a runs/ entry could be a leftover of: ids end in "-s<seed>-<12 hex digits>", and a leftover is
+// named after the id (optionally with a leading dot, as temporary siblings often are) followed by a
+// separator.
+std::vector<std::string> candidate_ids(const std::string& name) {
+  std::vector<std::string> candidates;
+  const std::size_t first = !name.empty() && name.front() == '.' ? 1 : 0;
+  for (std::size_t p = name.find("-s", first); p != std::string::npos; p = name.find("-s", p + 1)) {
+    std::size_t q = p + 2;
+    while (q < name.size() && std::isdigit(static_cast<unsigned char>(name[q]))) ++q;
+    if (q == p + 2 || q >= name.size() || name[q] != '-') continue;
+    std::size_t hex = 0;
+    while (q + 1 + hex < name.size() && hex < 12 &&
+           std::isxdigit(static_cast<unsigned char>(name[q + 1 + hex]))) {
+      ++hex;
+    }
+    const std::size_t end = q + 1 + hex;
+    if (hex != 12 || end == name.size() || std::isalnum(static_cast<unsigned char>(name[end]))) continue;
+    candidates.push_back(name.substr(first, end - first));
+  }
+  return candidates;
+}
+
+pid_t start_child(const std::vector<std::string>& arguments, const fs::path& log) {
+  std::vector<char*> argv;
+  for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid > 0) return pid;
+  // Child: die with the sweep, so that a killed sweep leaves nothing running.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);
+  const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (out >= 0) {
+    dup2(out, STDOUT_FILENO);
+    dup2(out, STDERR_FILENO);
+  }
+  if (in >= 0) dup2(in, STDIN_FILENO);
+  execvp(argv[0], argv.data());
+  const std::string message =
+      std::string("sweep: cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
+  if (write(STDERR_FILENO, message.data(), message.size()) < 0) _exit(127);
+  _exit(127);
+}
+
+std::string clock_text(double seconds) {
+  const long total = static_cast<long>(seconds);
+  char text[32];
+  std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
+  return text;
+}
+
+}  // namespace
+
+bool run_complete(const SweepLayout& layout, const std::string& id) {
+  std::error_code error;
+  return fs::is_regular_file(layout.summary(id), error);
+}
+
+void prepare_points(const Sweep& sweep, const SweepLayout& layout, const std::vector<SweepPoint>& points) {
+  fs::create_directories(layout.runs());
+  fs::create_directories(layout.points());
+  fs::create_directories(layout.logs());
+  // Check every point before touching anything, so a changed base leaves DIR as it was.
+  std::vector<std::string> texts;
+  for (const auto& point : points) {
+    const json scenario = point_scenario(sweep, point);
+    std::string existing;
+    if (run_complete(layout, point.id) && read_file(layout.point_file(point.id), existing)) {
+      json previous;
+      try {
+        previous = json::parse(existing);
+      } catch (const json::exception&) {
+      }
+      if (without_name(previous) != without_name(scenario)) {
+        throw InputError(
+            layout.point_file(point.id).string() +
+            ": this completed point was run from a different scenario than the sweep now gives (did "
+            "the base scenario change?); use a new output folder, or delete " +
+            layout.run_dir(point.id).string() + " to rerun it");
+      }
+    }
+    texts.push_back(scenario.dump(2) + "\n");
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::string existing;
+    if (!read_file(layout.point_file(points[i].id), existing) || existing != texts[i]) {
+      write_file_atomically(layout.point_file(points[i].id), texts[i]);
+    }
+  }
+
+  std::map<std::string, const SweepPoint*> mine;
+  for (const auto& point : points) mine[point.id] = &point;
+  for (const auto& entry : fs::directory_iterator(layout.runs())) {
+    const std::string name = entry.path().filename().string();
+    if (auto it = mine.find(name); it != mine.end()) {
+      // A run folder without summary.json is not something `sgdsim run` leaves; someone removed the summary
+      // to force a rerun, or copied a partial folder.
+      if (!run_complete(layout, name)) fs::remove_all(entry.path());
+      continue;
+    }
+    // Only leftovers of this shard's points: other shards may be writing into the same runs/ right now.
+    if (name.size() > 12 && name.compare(name.size() - 12, 12, ".failed.json") == 0) continue;
+    for (const auto& id : candidate_ids(name)) {
+      if (mine.count(id)) {
+        fs::remove_all(entry.path());
+        break;
+      }
+    }
+  }
+}
+
+RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& points,
+                    const RunnerOptions& options) {
+  if (options.runner.empty()) throw std::logic_error("run_points: no runner");
+  RunTally tally;
+  std::deque<const SweepPoint*> queue;
+  for (const auto& point : points) {
+    if (run_complete(layout, point.id)) {
+      ++tally.skipped;
+      std::error_code ignored;
+      fs::remove(layout.failure(point.id), ignored);
+    } else {
+      queue.push_back(&point);
+    }
+  }
+  const std::size_t total = queue.size();
+  const std::size_t jobs = std::max<std::size_t>(1, options.jobs);
+  std::map<pid_t, Running> running;
+  std::size_t finished = 0;
+  const auto begin = Clock::now();
+  FILE* out = options.progress;
+
+  auto status_line = [&] {
+    if (!options.terminal || !out) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+    std::fprintf(out, "\r\033[K  %zu/%zu done, %zu failed, %zu running, %s elapsed", finished, total,
+                 tally.failed, running.size(), clock_text(elapsed).c_str());
+    std::fflush(out);
+  };
+  auto report = [&](const std::string& line) {
+    if (!out) return;
+    if (options.terminal) std::fputs("\r\033[K", out);
+    std::fputs(line.c_str(), out);
+    std::fflush(out);
+  };
+
+  while (!queue.empty() || !running.empty()) {
+    while (!queue.empty() && running.size() < jobs) {
+      const SweepPoint* point = queue.front();
+      queue.pop_front();
+      const std::vector<std::string> arguments = [&] {
+        std::vector<std::string> a = options.runner;
+        a.insert(a.end(),
+                 {"run", layout.point_file(point->id).string(), "-o", layout.run_dir(point->id).string()});
+        return a;
+      }();
+      const pid_t pid = start_child(arguments, layout.log(point->id));
+      running[pid] = {point, Clock::now()};
+    }
+    status_line();
+
+    int status = 0;
+    pid_t pid;
+    if (options.terminal) {
+      // Poll so the status line's clock keeps ticking.
+      pid = waitpid(-1, &status, WNOHANG);
+      if (pid == 0) {
+        poll(nullptr, 0, 250);
+        continue;
+      }
+    } else {
+      pid = waitpid(-1, &status, 0);
+    }
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+    }
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const SweepPoint& point = *it->second.point;
+    const double seconds = std::chrono::duration<double>(Clock::now() - it->second.start).count();
+    running.erase(it);
+    ++finished;
+
+    const bool exited = WIFEXITED(status);
+    const int code = exited ? WEXITSTATUS(status) : -1;
+    const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    char prefix[64];
+    std::snprintf(prefix, sizeof prefix, "sweep: [%*zu/%zu] ", static_cast<int>(std::to_string(total).size()),
+                  finished, total);
+    const std::string who = point.label.empty() ? point.id : point.label;
+    char timing[32];
+    std::snprintf(timing, sizeof timing, "%.1f s", seconds);
+    if (run_complete(layout, point.id)) {
+      ++tally.succeeded;
+      std::error_code ignored;
+      fs::remove(layout.failure(point.id), ignored);
+      report(std::string(prefix) + "ok      " + who + " (seed " + std::to_string(point.seed) + ", " + timing +
+             ") -> runs/" + point.id + "\n");
+    } else {
+      ++tally.failed;
+      const std::string stderr_tail = tail(layout.log(point.id), 20, 4000);
+      const std::string why = signal      ? "killed by signal " + std::to_string(signal)
+                              : code == 0 ? "exit 0 but no summary.json"
+                                          : "exit " + std::to_string(code);
+      json record = {{"id", point.id},
+                     {"label", point.label},
+                     {"seed", point.seed},
+                     {"exit_code", exited ? json(code) : json()},
+                     {"signal", signal ? json(signal) : json()},
+                     {"reason", why},
+                     {"log", "logs/" + point.id + ".log"},
+                     {"stderr_tail", stderr_tail}};
+      write_file_atomically(layout.failure(point.id), record.dump(2) + "\n");
+      report(std::string(prefix) + "FAILED  " + who + " (seed " + std::to_string(point.seed) + ", " + why +
+             "): " + last_line(stderr_tail) + " -> runs/" + point.id + ".failed.json\n");
+    }
+  }
+  if (options.terminal && out) {
+    std::fputs("\r\033[K", out);
+    std::fflush(out);
+  }
+  return tally;
+}
+
+}  // namespace sgdsim::analysis

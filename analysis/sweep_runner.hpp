@@ -1,0 +1,44 @@
+#pragma once
+// Running the points of a sweep as child processes (`<runner> run DIR/points/<id>.json -o DIR/runs/<id>`), at
+// most `jobs` at a time. One simulation per process is SimGrid's rule, and a crash or a bad point then costs
+// one run, not the sweep: a failed point is recorded in runs/<id>.failed.json and the others go on. Children
+// die with the sweep (PR_SET_PDEATHSIG), so a sweep killed with kill -9 leaves no orphan writing into DIR,
+// and a rerun starts clean: it skips points whose run folder holds summary.json and removes what an
+// interrupted attempt left.
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analysis/sweep_layout.hpp"
+#include "analysis/sweep_point.hpp"
+#include "analysis/sweep_spec.hpp"
+
+namespace sgdsim::analysis {
+
+struct RunnerOptions {
+  std::vector<std::string> runner;  // program (and leading arguments) that understands `run S.json -o DIR`
+  std::size_t jobs = 1;
+  std::FILE* progress = stderr;  // a line per finished point
+  bool terminal = false;         // also redraw a status line (when stderr is a terminal)
+};
+
+struct RunTally {
+  std::size_t skipped = 0;  // already complete
+  std::size_t succeeded = 0;
+  std::size_t failed = 0;
+};
+
+// Creates DIR's folders, writes the point scenarios and removes leftovers of interrupted attempts of
+// `points`. Throws InputError when a completed run was made from a different scenario than the sweep now
+// gives (the base changed): mixing the two in one index would be wrong.
+void prepare_points(const Sweep& sweep, const SweepLayout& layout, const std::vector<SweepPoint>& points);
+
+// Runs the incomplete points among `points`; call prepare_points first.
+RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& points,
+                    const RunnerOptions& options);
+
+// True when the point's run folder is complete.
+bool run_complete(const SweepLayout& layout, const std::string& id);
+
+}  // namespace sgdsim::analysis
