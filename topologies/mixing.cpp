@@ -69,8 +69,6 @@ Mixing make_mixing(const Topology& topology, const std::string& weights) {
 
 namespace {
 
-constexpr std::size_t dense_limit = 2048;
-
 // W as a dense matrix.
 Eigen::MatrixXd dense(const Topology& topology, const Mixing& mixing) {
   const auto n = static_cast<Eigen::Index>(topology.nodes);
@@ -137,7 +135,7 @@ double lanczos_second_eigenvalue(const Topology& topology, const Mixing& mixing)
 double spectral_gap(const Topology& topology, const Mixing& mixing, GapMethod method) {
   if (topology.nodes <= 1) return 1.0;  // W = [1]: consensus is immediate
   if (method == GapMethod::automatic)
-    method = topology.nodes > dense_limit ? GapMethod::lanczos : GapMethod::dense;
+    method = topology.nodes > dense_gap_limit ? GapMethod::lanczos : GapMethod::dense;
   if (method == GapMethod::lanczos) return 1.0 - lanczos_second_eigenvalue(topology, mixing);
   // Exact: all eigenvalues of the dense W, ascending; the largest is 1 (connected graph), so lambda_2 in
   // magnitude is the larger of the second largest and the most negative.

@@ -44,8 +44,10 @@ Topology make_topology(Spec& network, std::uint64_t seed, const std::string& bas
 // "metropolis" (w_ij = 1/(1 + max(deg_i, deg_j))) or "uniform" (w_ij = 1/(1 + max degree)). Checks W.
 Mixing make_mixing(const Topology& topology, const std::string& weights);
 
-// How spectral_gap finds lambda_2: `automatic` is exact (dense, Eigen) up to 2048 nodes and Lanczos above.
+// How spectral_gap finds lambda_2: `automatic` is exact (dense, Eigen) up to dense_gap_limit nodes and
+// Lanczos above.
 enum class GapMethod { automatic, dense, lanczos };
+inline constexpr std::size_t dense_gap_limit = 2048;
 
 // delta = 1 - |lambda_2(W)| (second largest eigenvalue magnitude). Dense: exact, O(n^3). Lanczos: 300 steps
 // on the sparse W with the all-ones direction removed; an upper bound on delta that is tight for
