@@ -14,10 +14,13 @@ namespace sgdsim::learning {
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 struct Dataset {
-  Matrix features;               // samples x features
+  Matrix features;                   // samples x features
   std::vector<std::int32_t> labels;  // class index in [0, classes); for regression unused
-  std::vector<float> targets;    // real-valued targets for regression problems (synthetic linear), else empty
-  int classes = 2;
+  std::vector<float> targets;  // real-valued targets for regression problems (synthetic linear), else empty
+  int classes = 2;             // 0 for regression data (no class labels)
+  // The label written in the source file for each class index (LIBSVM labels such as -1/+1 or 1..7); empty
+  // when the class index is the label itself (Fashion-MNIST, synthetic).
+  std::vector<double> class_values;
   std::size_t samples() const { return static_cast<std::size_t>(features.rows()); }
   std::size_t dimension() const { return static_cast<std::size_t>(features.cols()); }
 };
@@ -27,7 +30,10 @@ struct Problem {
   Dataset test;  // may be empty (0 rows)
   std::string description;
   // For synthetic problems: the optimal regularised training loss, so the trace can report suboptimality.
+  // The glue computes it with solve_optimum (optimum.hpp) once the model is known: f* depends on the model's
+  // l2.
   std::optional<double> optimum;
+  bool synthetic = false;  // true for generated problems, whose optimum the trace reports against
 };
 
 }  // namespace sgdsim::learning

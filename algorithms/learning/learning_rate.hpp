@@ -1,5 +1,6 @@
 #pragma once
-// Learning-rate schedules eta_t: constant, inverse_time (eta0 * t0 / (t0 + t)), step decay; optional linear warm-up.
+// Learning-rate schedules eta_t: constant, inverse_time (eta0 * t0 / (t0 + t)), step decay; optional linear
+// warm-up.
 #include <cstdint>
 #include <memory>
 

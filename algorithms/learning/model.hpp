@@ -24,7 +24,8 @@ class Model {
   virtual ~Model() = default;
   virtual std::size_t dimension() const = 0;
   virtual void initialize(std::span<float> params, Rng& rng) const = 0;
-  // Mean loss over `batch` (sample indices into `data`) plus the l2 term; writes its gradient into `gradient`.
+  // Mean loss over `batch` (sample indices into `data`) plus the l2 term; writes its gradient into
+  // `gradient`.
   virtual double loss_and_gradient(std::span<const float> params, const Dataset& data,
                                    std::span<const std::size_t> batch, std::span<float> gradient) const = 0;
   // Mean loss (with l2) and accuracy over the given samples (all of them when `subset` is empty). Computes in

@@ -1,5 +1,6 @@
 #pragma once
-// Assigning training samples to nodes: every sample is owned by exactly one node; deterministic from the seed.
+// Assigning training samples to nodes: every sample is owned by exactly one node; deterministic from the
+// seed.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
