@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
@@ -51,6 +53,14 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
 
   Spec model = root.object("model", true);
   model_ = learning::make_model(model, problem_.train);
+  // Synthetic problems report suboptimality f − f*; f* exists for convex models with a unique optimum.
+  if (resolved_["data"]["dataset"] == "synthetic" && learning::has_optimum(*model_)) {
+    try {
+      problem_.optimum = learning::solve_optimum(*model_, problem_.train);
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "sgdsim: warning: no suboptimality column: %s\n", e.what());
+    }
+  }
 
   environment_.topology = &topology_;
   environment_.model = model_.get();
