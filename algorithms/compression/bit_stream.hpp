@@ -18,51 +18,71 @@ namespace sgdsim::compression {
 
 static_assert(std::endian::native == std::endian::little, "the wire formats assume a little-endian host");
 
-class BitWriter {
- public:
-  // Appends to `out` from its current end.
-  explicit BitWriter(std::vector<std::uint8_t>& out) : out_(out), position_(out.size()) {}
-
-  // Makes room for at least `bits` more bits. write() does not check capacity (it is the hot path), so every
-  // run of writes is preceded by a reserve() covering it.
-  void reserve(std::size_t bits) {
-    const std::size_t needed = position_ + (bits + fill_) / 8 + 8;
-    if (out_.size() < needed) out_.resize(std::max(needed, out_.size() + out_.size() / 2));
-  }
+// The writer's state as a plain value: a hot loop takes a copy, writes through it, and hands it back, so the
+// state lives in registers (stores of bytes may alias any memory, which forces members to be reloaded).
+struct BitCursor {
+  std::uint8_t* data;             // valid until the next BitWriter::reserve()
+  std::size_t position;           // next byte to store
+  std::uint64_t accumulator = 0;  // the low `fill` bits are pending
+  unsigned fill = 0;
 
   // Writes the low `width` bits of `value` (width <= 32, value < 2^width).
   void write(std::uint64_t value, unsigned width) {
     assert(width <= 32 && (width == 32 || value >> width == 0));
-    accumulator_ = (accumulator_ << width) | value;
-    fill_ += width;
-    if (fill_ >= 32) {
-      fill_ -= 32;
-      const std::uint32_t word = __builtin_bswap32(static_cast<std::uint32_t>(accumulator_ >> fill_));
-      assert(position_ + 4 <= out_.size());
-      std::memcpy(out_.data() + position_, &word, 4);
-      position_ += 4;
+    accumulator = (accumulator << width) | value;
+    fill += width;
+    if (fill >= 32) {
+      fill -= 32;
+      const std::uint32_t word = __builtin_bswap32(static_cast<std::uint32_t>(accumulator >> fill));
+      std::memcpy(data + position, &word, 4);
+      position += 4;
     }
+  }
+};
+
+class BitWriter {
+ public:
+  // Appends to `out` from its current end.
+  explicit BitWriter(std::vector<std::uint8_t>& out) : out_(out), cursor_{out.data(), out.size()} {}
+
+  // Makes room for at least `bits` more bits. write() does not check capacity (it is the hot path), so every
+  // run of writes is preceded by a reserve() covering it.
+  void reserve(std::size_t bits) {
+    const std::size_t needed = cursor_.position + (bits + cursor_.fill) / 8 + 8;
+    if (out_.size() < needed) out_.resize(std::max(needed, out_.size() + out_.size() / 2));
+    cursor_.data = out_.data();
+  }
+
+  void write(std::uint64_t value, unsigned width) {
+    assert(cursor_.position + 4 <= out_.size());
+    cursor_.write(value, width);
   }
   void write_bit(bool bit) { write(bit ? 1u : 0u, 1); }
   void write_float(float value) { write(std::bit_cast<std::uint32_t>(value), 32); }
 
+  // For hot loops: take the cursor (after reserve()), write through it, give it back.
+  BitCursor cursor() const { return cursor_; }
+  void commit(const BitCursor& cursor) {
+    assert(cursor.position <= out_.size());
+    cursor_ = cursor;
+  }
+
   // Pads with zero bits to a whole byte and trims `out` to the bytes written.
   void finish() {
     reserve(0);
-    while (fill_ >= 8) {
-      fill_ -= 8;
-      out_[position_++] = static_cast<std::uint8_t>(accumulator_ >> fill_);
+    BitCursor& c = cursor_;
+    while (c.fill >= 8) {
+      c.fill -= 8;
+      out_[c.position++] = static_cast<std::uint8_t>(c.accumulator >> c.fill);
     }
-    if (fill_ > 0) out_[position_++] = static_cast<std::uint8_t>(accumulator_ << (8 - fill_));
-    fill_ = 0;
-    out_.resize(position_);
+    if (c.fill > 0) out_[c.position++] = static_cast<std::uint8_t>(c.accumulator << (8 - c.fill));
+    c.fill = 0;
+    out_.resize(c.position);
   }
 
  private:
   std::vector<std::uint8_t>& out_;
-  std::size_t position_;           // next byte to store
-  std::uint64_t accumulator_ = 0;  // the low `fill_` bits are pending
-  unsigned fill_ = 0;
+  BitCursor cursor_;
 };
 
 class BitReader {

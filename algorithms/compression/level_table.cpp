@@ -30,6 +30,16 @@ LevelTable::LevelTable(std::vector<double> levels) {
     if (values_[j] == 0.0f) has_zero_ = true, zero_index_ = j;
   }
   index_bits_ = static_cast<unsigned>(std::bit_width(values_.size() - 1));
+  zero_ = static_cast<std::uint32_t>(zero_index_);
+  last_interval_ = static_cast<std::uint32_t>(values_.size() - 2);
+  const double spacing = (levels.back() - levels.front()) / static_cast<double>(levels.size() - 1);
+  bool even = true;
+  for (std::size_t j = 0; j + 1 < levels.size(); ++j)
+    even = even && std::fabs(levels[j + 1] - levels[j] - spacing) < 1e-12;
+  if (even) {
+    shape_ = has_zero_ ? Shape::mirrored_uniform : Shape::evenly_spaced;
+    steps_ = static_cast<float>(static_cast<double>(levels.size() - 1) / (levels.back() - levels.front()));
+  }
   // About four cells per level, at least 1024; one extra cell for y at the top end.
   const std::size_t cells = std::clamp<std::size_t>(4 * values_.size(), 1024, 1u << 18);
   const double low = values_.front(), high = values_.back();

@@ -6,12 +6,20 @@
 // mirrored table this is exactly "round |y| between magnitudes, keep the sign", and on a zero-free table it
 // is what the code tables need, so one core serves all of them.
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace sgdsim::compression {
+
+// Four lanes of float / int32 (GCC and Clang vector extensions): the rounders below have a four-lane form so
+// the dense encoders run several coordinates per instruction. Lane arithmetic is IEEE single precision, the
+// same as the scalar form, so both give identical results.
+using Float4 = float __attribute__((vector_size(16)));
+using Int4 = std::int32_t __attribute__((vector_size(16)));
 
 class LevelTable {
  public:
@@ -36,20 +44,93 @@ class LevelTable {
   unsigned index_bits() const { return index_bits_; }
 
   // The core. `y` is a normalised value (clamped to [-1, 1]); `u` a uniform draw in [0, 1).
-  // Returns the index of the level chosen.
+  // Returns the index of the level chosen. Finding the interval depends on the table's shape (arithmetic on
+  // evenly spaced tables, a grid otherwise); the rounding decision, up when u < p, is the same for all.
+  // Calls f(rounder) with a small value that rounds like round(): hot loops hoist the shape dispatch and keep
+  // the table's parameters in registers.
+  template <typename F>
+  auto with_rounder(F&& f) const {
+    switch (shape_) {
+      case Shape::mirrored_uniform:
+        return f(MirroredUniform{steps_, zero_});
+      case Shape::evenly_spaced:
+        return f(EvenlySpaced{values_.front(), steps_, last_interval_});
+      case Shape::general:
+        break;
+    }
+    return f(General{values_.data(), inverse_gap_.data(), grid_.data(), values_.front(), values_.back(),
+                     grid_scale_, last_interval_});
+  }
+
+  // Levels {-1, ..., -1/s, 0, 1/s, ..., 1}: round |y| s between its floor and ceiling and keep the sign;
+  // working on |y| keeps full float precision near zero.
+  struct MirroredUniform {
+    float steps;  // s
+    std::uint32_t zero;
+    // Written branch-free in 32-bit lanes so that loops over blocks of coordinates vectorise.
+    std::uint32_t operator()(float y, float u) const {
+      const float x = std::min(std::fabs(y) * steps, steps);
+      const auto k = static_cast<std::int32_t>(x);
+      const std::int32_t m = k + static_cast<std::int32_t>(u < x - static_cast<float>(k));
+      const std::int32_t sign = std::bit_cast<std::int32_t>(y) >> 31;  // 0 or -1
+      return static_cast<std::uint32_t>(static_cast<std::int32_t>(zero) + ((m ^ sign) - sign));
+    }
+    Int4 operator()(Float4 y, Float4 u) const {
+      const Float4 a = std::bit_cast<Float4>(std::bit_cast<Int4>(y) & 0x7FFFFFFF) * steps;
+      const Float4 x = a < steps ? a : Float4{} + steps;
+      const Int4 k = __builtin_convertvector(x, Int4);
+      const Int4 m = k - (u < x - __builtin_convertvector(k, Float4));  // a true comparison is -1
+      const Int4 sign = std::bit_cast<Int4>(y) >> 31;
+      return static_cast<std::int32_t>(zero) + ((m ^ sign) - sign);
+    }
+  };
+  // Evenly spaced levels without zero: the interval is arithmetic.
+  struct EvenlySpaced {
+    float low, steps;  // t_0 and 1 / spacing
+    std::uint32_t last;
+    std::uint32_t operator()(float y, float u) const {
+      const float x = std::max((y - low) * steps, 0.0f);
+      const std::int32_t j = std::min(static_cast<std::int32_t>(x), static_cast<std::int32_t>(last));
+      return static_cast<std::uint32_t>(j + static_cast<std::int32_t>(u < x - static_cast<float>(j)));
+    }
+    Int4 operator()(Float4 y, Float4 u) const {
+      const Float4 t = (y - low) * steps;
+      const Float4 x = t > 0.0f ? t : Float4{};
+      const Int4 c = __builtin_convertvector(x, Int4);
+      const Int4 j = c < static_cast<std::int32_t>(last) ? c : Int4{} + static_cast<std::int32_t>(last);
+      return j - (u < x - __builtin_convertvector(j, Float4));
+    }
+  };
+  // Any table: a grid gives the interval or a neighbour (float rounding at cell edges, several levels per
+  // cell near zero on exponential tables); a short walk finds t_j <= y <= t_{j+1}.
+  struct General {
+    const float* values;
+    const float* inverse_gap;
+    const std::uint32_t* grid;
+    float low, high, scale;
+    std::uint32_t last;
+    std::uint32_t operator()(float y, float u) const {
+      y = std::clamp(y, low, high);
+      std::uint32_t j = grid[static_cast<std::size_t>((y - low) * scale)];
+      while (j > 0 && values[j] > y) --j;
+      while (j < last && values[j + 1] <= y) ++j;
+      const float p = (y - values[j]) * inverse_gap[j];
+      return j + (u < p ? 1u : 0u);
+    }
+  };
+
+  // (round() itself, after the rounders it dispatches to.)
   std::uint32_t round(float y, float u) const {
-    y = std::clamp(y, values_.front(), values_.back());
-    std::uint32_t j = grid_[static_cast<std::size_t>((y - values_.front()) * grid_scale_)];
-    // The grid gives the right interval or a neighbour (float rounding at cell edges, several levels per
-    // cell near zero on exponential tables); walk to the interval with t_j <= y <= t_{j+1}.
-    while (j > 0 && values_[j] > y) --j;
-    while (j + 2 < values_.size() && values_[j + 1] <= y) ++j;
-    const float p = (y - values_[j]) * inverse_gap_[j];
-    return j + (u < p ? 1u : 0u);
+    return with_rounder([y, u](const auto& rounder) -> std::uint32_t { return rounder(y, u); });
   }
 
  private:
   explicit LevelTable(std::vector<double> levels);
+  enum class Shape { mirrored_uniform, evenly_spaced, general };
+  Shape shape_ = Shape::general;
+  float steps_ = 0;  // levels per unit of y on evenly spaced tables
+  std::uint32_t zero_ = 0;
+  std::uint32_t last_interval_ = 0;  // size() - 2
   std::vector<float> values_;
   std::vector<float> inverse_gap_;   // 1 / (t_{j+1} - t_j)
   std::vector<std::uint32_t> grid_;  // cell -> largest j with t_j <= the cell's left edge

@@ -1,46 +1,95 @@
 #pragma once
-// Norms of one bucket in a fixed summation order (four interleaved partial sums, combined pairwise), so every
-// machine and compiler gets the same bits and the loop still vectorises.
+// Norms of one bucket in a fixed summation order (eight interleaved partial sums, combined pairwise), so
+// every machine and compiler gets the same bits and the loops vectorise. Only the norm asked for is computed.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <type_traits>
 
 namespace sgdsim::compression {
 
+enum class NormsWanted { l2, max_abs, l1 };
+
 struct BucketNorms {
-  double sum_squares =
-      0;  // not finite iff some value is not finite (float32 squares cannot overflow a double sum)
+  bool non_finite = false;  // some value is infinite or NaN
+  double sum_squares = 0;
   float max_abs = 0;
   double sum_abs = 0;
 };
 
-inline BucketNorms bucket_norms(std::span<const float> values) {
-  double sq[4] = {0, 0, 0, 0}, ab[4] = {0, 0, 0, 0};
-  float mx[4] = {0, 0, 0, 0};
+template <NormsWanted wanted, bool fast = true>
+BucketNorms bucket_norms(std::span<const float> values) {
+  // Eight lanes over chunks of 64 values, each chunk added into double lanes.
+  constexpr std::size_t lanes = 8, chunk = 64;
+  double sum[lanes] = {};
+  float mx[lanes] = {};
+  std::uint32_t special[lanes] = {};  // lane saw an exponent of all ones (inf or NaN)
   const std::size_t n = values.size();
+  const float* v = values.data();
+  auto term = [](float x) {
+    const double y = x;
+    if constexpr (wanted == NormsWanted::l2)
+      return y * y;
+    else
+      return std::fabs(y);
+  };
+  // Squares in float lanes first (four per instruction instead of two), each chunk then added in double. A
+  // square can overflow or underflow in float, so a total that is not comfortably inside float's range is
+  // recomputed below entirely in double.
+  using Part = std::conditional_t<wanted == NormsWanted::l2 && fast, float, double>;
   std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int k = 0; k < 4; ++k) {
-      const double v = values[i + k];
-      const float a = std::fabs(values[i + k]);
-      sq[k] += v * v;
-      ab[k] += a;
-      mx[k] = mx[k] < a ? a : mx[k];
+  for (; i + chunk <= n; i += chunk) {
+    Part part[lanes] = {};
+    for (std::size_t j = 0; j < chunk; j += lanes) {
+      for (std::size_t k = 0; k < lanes; ++k) {
+        const float x = v[i + j + k];
+        special[k] |=
+            static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
+        if constexpr (wanted == NormsWanted::max_abs)
+          mx[k] = mx[k] < std::fabs(x) ? std::fabs(x) : mx[k];
+        else if constexpr (std::is_same_v<Part, float>)
+          part[k] += x * x;
+        else
+          part[k] += term(x);
+      }
     }
+    for (std::size_t k = 0; k < lanes; ++k) sum[k] += part[k];
   }
-  for (int k = 0; i < n; ++i, ++k) {
-    const double v = values[i];
-    const float a = std::fabs(values[i]);
-    sq[k] += v * v;
-    ab[k] += a;
-    mx[k] = mx[k] < a ? a : mx[k];
+  for (std::size_t k = 0; i < n; ++i, k = (k + 1) % lanes) {
+    const float x = v[i];
+    special[k] |= static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
+    if constexpr (wanted == NormsWanted::max_abs)
+      mx[k] = mx[k] < std::fabs(x) ? std::fabs(x) : mx[k];
+    else
+      sum[k] += term(x);
   }
   BucketNorms norms;
-  norms.sum_squares = (sq[0] + sq[1]) + (sq[2] + sq[3]);
-  norms.sum_abs = (ab[0] + ab[1]) + (ab[2] + ab[3]);
-  norms.max_abs = std::max(std::max(mx[0], mx[1]), std::max(mx[2], mx[3]));
+  std::uint32_t any = 0;
+  for (std::size_t k = 0; k < lanes; ++k) any |= special[k];
+  norms.non_finite = any != 0;
+  const double total = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+  if constexpr (wanted == NormsWanted::l2 && fast) {
+    if (!norms.non_finite && !(total >= 1e-20 && total <= 1e30)) return bucket_norms<wanted, false>(values);
+  }
+  if (wanted == NormsWanted::l2) norms.sum_squares = total;
+  if (wanted == NormsWanted::l1) norms.sum_abs = total;
+  for (std::size_t k = 0; k < lanes; ++k) norms.max_abs = std::max(norms.max_abs, mx[k]);
   return norms;
+}
+
+inline BucketNorms bucket_norms(std::span<const float> values, NormsWanted wanted) {
+  switch (wanted) {
+    case NormsWanted::l2:
+      return bucket_norms<NormsWanted::l2>(values);
+    case NormsWanted::max_abs:
+      return bucket_norms<NormsWanted::max_abs>(values);
+    case NormsWanted::l1:
+      break;
+  }
+  return bucket_norms<NormsWanted::l1>(values);
 }
 
 }  // namespace sgdsim::compression

@@ -1,8 +1,10 @@
 #include "algorithms/compression/quantizer.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "algorithms/compression/norms.hpp"
@@ -64,39 +66,90 @@ float Quantizer::output_scale(std::size_t dimension) const {
   return static_cast<float>(1.0 / (1.0 + variance_factor(bucket_size(dimension))));
 }
 
-float Quantizer::round_bucket(std::span<const float> values, Rng& rng, std::uint16_t* indices) const {
+namespace {
+// The bucket's norm on the wire: L2 (summed in double) or max |v|. Non-finite input is the caller's error.
+float bucket_norm(std::span<const float> values, Norm norm, const std::string& method) {
+  const BucketNorms norms = bucket_norms(values, norm == Norm::l2 ? NormsWanted::l2 : NormsWanted::max_abs);
+  if (norms.non_finite) throw InputError(method + ": cannot quantize a vector with infinite or NaN values");
+  const float value = norm == Norm::l2 ? static_cast<float>(std::sqrt(norms.sum_squares)) : norms.max_abs;
+  if (!std::isfinite(value)) throw InputError(method + ": the norm of a bucket overflows float32");
+  return value;
+}
+
+// Rounds every coordinate of a bucket with norm > 0 and hands the level indices, in order, to emit4(Int4),
+// emit2(first, second) and, for an odd last one, emit(index). One 64-bit draw serves two coordinates.
+template <typename Emit4, typename Emit2, typename Emit>
+void round_levels(const LevelTable& table, std::span<const float> values, float norm, Rng& rng, Emit4 emit4,
+                  Emit2 emit2, Emit emit) {
   const std::size_t n = values.size();
-  const BucketNorms norms = bucket_norms(values);
-  if (!std::isfinite(norms.sum_squares))
-    throw InputError(config_.method + ": cannot quantize a vector with infinite or NaN values");
-  const float norm =
-      config_.norm == Norm::l2 ? static_cast<float>(std::sqrt(norms.sum_squares)) : norms.max_abs;
-  if (!std::isfinite(norm)) throw InputError(config_.method + ": the norm of a bucket overflows float32");
-  if (norm == 0.0f) {
-    std::fill(indices, indices + n, zero_index_);
-    return norm;
-  }
-  const LevelTable& table = table_;
-  auto run = [&](auto normalise) {
+  const float* v = values.data();
+  // A local copy of the generator stays in registers: stores of encoded bytes may alias anything in memory.
+  Rng local = rng;
+  auto run = [&](const auto& rounder, auto normalise) {
     std::size_t i = 0;
     float u0, u1;
+    // Blocks of eight on tables with a four-lane rounder: draw first, then round in two Float4 halves. The
+    // draws map to uniforms exactly as uniform_pair() does, so blocks and pairs give the same result.
+    using Rounder = std::decay_t<decltype(rounder)>;
+    if constexpr (std::is_invocable_r_v<Int4, const Rounder&, Float4, Float4>) {
+      constexpr std::size_t block = 8;
+      for (; i + block <= n; i += block) {
+        Int4 bits[2];
+        for (int h = 0; h < 2; ++h) {
+          const std::uint64_t d0 = local(), d1 = local();
+          bits[h] =
+              Int4{static_cast<std::int32_t>(d0 >> 40), static_cast<std::int32_t>((d0 >> 8) & 0xFFFFFFu),
+                   static_cast<std::int32_t>(d1 >> 40), static_cast<std::int32_t>((d1 >> 8) & 0xFFFFFFu)};
+        }
+        Float4 y[2];
+        std::memcpy(y, v + i, sizeof y);
+        for (int h = 0; h < 2; ++h) {
+          const Int4 index = rounder(normalise(y[h]), __builtin_convertvector(bits[h], Float4) * 0x1.0p-24f);
+          emit4(index);
+        }
+      }
+    }
     for (; i + 2 <= n; i += 2) {
-      uniform_pair(rng(), u0, u1);
-      indices[i] = static_cast<std::uint16_t>(table.round(normalise(values[i]), u0));
-      indices[i + 1] = static_cast<std::uint16_t>(table.round(normalise(values[i + 1]), u1));
+      uniform_pair(local(), u0, u1);
+      emit2(rounder(normalise(v[i]), u0), rounder(normalise(v[i + 1]), u1));
     }
     if (i < n) {
-      uniform_pair(rng(), u0, u1);
-      indices[i] = static_cast<std::uint16_t>(table.round(normalise(values[i]), u0));
+      uniform_pair(local(), u0, u1);
+      emit(rounder(normalise(v[i]), u0));
     }
   };
-  if (norm >= std::numeric_limits<float>::min()) {
-    const float inverse = 1.0f / norm;
-    run([inverse](float v) { return v * inverse; });
-  } else {
-    // A subnormal norm has no finite float inverse; divide instead (rare, so speed does not matter).
-    run([norm](float v) { return v / norm; });
+  table.with_rounder([&](const auto& rounder) {
+    if (norm >= std::numeric_limits<float>::min()) {
+      const float inverse = 1.0f / norm;
+      run(rounder, [inverse](auto x) { return x * inverse; });
+    } else {
+      // A subnormal norm has no finite float inverse; divide instead (rare, so speed does not matter).
+      run(rounder, [norm](auto x) { return x / norm; });
+    }
+  });
+  rng = local;
+}
+}  // namespace
+
+float Quantizer::round_bucket(std::span<const float> values, Rng& rng, std::uint16_t* indices) const {
+  const float norm = bucket_norm(values, config_.norm, config_.method);
+  if (norm == 0.0f) {
+    std::fill(indices, indices + values.size(), zero_index_);
+    return norm;
   }
+  std::uint16_t* next = indices;
+  round_levels(
+      table_, values, norm, rng,
+      [&next](Int4 a) {
+        for (int k = 0; k < 4; ++k) next[k] = static_cast<std::uint16_t>(a[k]);
+        next += 4;
+      },
+      [&next](std::uint32_t a, std::uint32_t b) {
+        next[0] = static_cast<std::uint16_t>(a);
+        next[1] = static_cast<std::uint16_t>(b);
+        next += 2;
+      },
+      [&next](std::uint32_t a) { *next++ = static_cast<std::uint16_t>(a); });
   return norm;
 }
 
@@ -126,13 +179,33 @@ void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out)
       elias_length(config_.elias, std::max<std::size_t>(1, table_.magnitudes()));
   for (std::size_t begin = 0; begin < d; begin += bucket) {
     const std::size_t n = std::min(bucket, d - begin);
-    const float norm = round_bucket(values.subspan(begin, n), rng, indices);
     if (config_.coding == Coding::fixed) {
+      // Fused: round and write in one pass, two indices per write (2 * width <= 32).
+      const float norm = bucket_norm(values.subspan(begin, n), config_.norm, config_.method);
       writer.reserve(32 + n * width);
       writer.write_float(norm);
-      for (std::size_t i = 0; i < n; ++i) writer.write(indices[i], width);
+      if (norm == 0.0f) {
+        for (std::size_t i = 0; i < n; ++i) writer.write(zero_index_, width);
+        continue;
+      }
+      BitCursor cursor = writer.cursor();
+      round_levels(
+          table_, values.subspan(begin, n), norm, rng,
+          [&cursor, width](Int4 a) {
+            const auto at = [&a](int k) { return static_cast<std::uint32_t>(a[k]); };
+            if (width <= 8) {
+              cursor.write((((((at(0) << width) | at(1)) << width) | at(2)) << width) | at(3), 4 * width);
+            } else {
+              cursor.write((at(0) << width) | at(1), 2 * width);
+              cursor.write((at(2) << width) | at(3), 2 * width);
+            }
+          },
+          [&cursor, width](std::uint32_t a, std::uint32_t b) { cursor.write((a << width) | b, 2 * width); },
+          [&cursor, width](std::uint32_t a) { cursor.write(a, width); });
+      writer.commit(cursor);
       continue;
     }
+    const float norm = round_bucket(values.subspan(begin, n), rng, indices);
     // Elias: gaps sum to at most n + 1 and a code of g takes at most 2g + 1 bits, so this bounds the bucket.
     writer.reserve(32 + 3 * (n + 1) + n * (1 + magnitude_bits));
     writer.write_float(norm);

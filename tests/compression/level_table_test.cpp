@@ -1,0 +1,75 @@
+// The level tables and the rounding core's two forms (scalar and four-lane) agree with each other.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/level_table.hpp"
+#include "oracle.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::compression;
+
+TEST_CASE("level tables hold the paper's and the official code's levels") {
+  const auto check = [](const LevelTable& table, const std::vector<double>& expected) {
+    REQUIRE(table.size() == expected.size());
+    for (std::size_t j = 0; j < expected.size(); ++j)
+      CHECK(table.values()[j] == static_cast<float>(expected[j]));
+  };
+  check(LevelTable::uniform(4), testing::paper_uniform_levels(4));
+  check(LevelTable::exponential(3, 0.5), testing::paper_exponential_levels(3, 0.5));
+  check(LevelTable::code_uniform(3), testing::code_uniform_levels(3));
+  check(LevelTable::code_exponential(4, 0.5), testing::code_exponential_levels(4, 0.5));
+  CHECK(LevelTable::uniform(16).index_bits() == 6);  // 33 signed levels
+  CHECK(LevelTable::code_exponential(4, 0.5).index_bits() == 4);
+  CHECK_FALSE(LevelTable::code_uniform(2).has_zero());
+  CHECK(LevelTable::uniform(3).zero_index() == 3);
+}
+
+TEST_CASE("the four-lane rounders choose exactly the scalar rounders' levels") {
+  Rng rng(7);
+  for (const LevelTable& table : {LevelTable::uniform(16), LevelTable::uniform(1),
+                                  LevelTable::code_uniform(4), LevelTable::code_uniform(1)}) {
+    table.with_rounder([&](const auto& rounder) {
+      using R = std::decay_t<decltype(rounder)>;
+      if constexpr (std::is_invocable_r_v<Int4, const R&, Float4, Float4>) {
+        for (int t = 0; t < 20000; ++t) {
+          Float4 y, u;
+          for (int k = 0; k < 4; ++k) {
+            // Values on levels, at ±1, zero, -0 and beyond the ends (clamped), besides random ones.
+            const auto pick = rng.below(6);
+            y[k] = pick == 0   ? static_cast<float>(static_cast<int>(rng.below(33)) - 16) / 16.0f
+                   : pick == 1 ? (rng.below(2) ? -0.0f : 1.0f)
+                   : pick == 2 ? 1.0001f
+                               : static_cast<float>(2 * rng.uniform() - 1);
+            u[k] = static_cast<float>(rng() >> 40) * 0x1.0p-24f;
+          }
+          const Int4 lanes = rounder(y, u);
+          for (int k = 0; k < 4; ++k) REQUIRE(static_cast<std::uint32_t>(lanes[k]) == rounder(y[k], u[k]));
+        }
+      } else {
+        FAIL("evenly spaced tables should have a four-lane rounder");
+      }
+    });
+  }
+}
+
+TEST_CASE("buckets with subnormal or huge norms quantize without overflow or NaN") {
+  auto q = make_compressor(R"({"kind": "qsgd", "levels": 4, "coding": "fixed"})");
+  Rng rng(3);
+  for (float scale : {1e-42f, 1e-30f, 1e-19f, 1e19f, 1e30f}) {
+    INFO("scale " << scale);
+    std::vector<float> v = testing::test_vector("gaussian", 100, 2);
+    for (float& x : v) x *= scale;
+    const double norm = testing::l2_norm(v);
+    double mean_error = 0;
+    for (int t = 0; t < 50; ++t) {
+      const std::vector<float> out = q->apply(v, rng);
+      for (float x : out) REQUIRE(std::isfinite(x));
+      mean_error += testing::squared_distance(out, v) / (norm * norm) / 50;
+    }
+    // QSGD's bound min(d/s^2, sqrt(d)/s) = 2.5 relative; far below that for a Gaussian.
+    CHECK(mean_error < 2.5);
+    CHECK(mean_error > 0.01);
+  }
+}
