@@ -1,0 +1,125 @@
+// `sgdsim compress` end to end: the report against the exact expectation, .npy and raw input, errors exit 2.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "oracle.hpp"
+#include "tests/support/child.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::testing;
+
+namespace {
+std::filesystem::path scratch() {
+  auto dir = std::filesystem::temp_directory_path() / ("sgdsim-compress-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+std::string raw(const std::vector<float>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), 4 * v.size());
+}
+std::string npy(const std::vector<float>& v, const std::string& shape) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(dict.size()), out += '\0';
+  return out + dict + raw(v);
+}
+CommandResult compress(const std::string& args) {
+  return run_command(std::string(SGDSIM_BINARY) + " compress " + args);
+}
+}  // namespace
+
+TEST_CASE("compress --json reports the dimension, mean bits and the error the exact formula predicts") {
+  const auto dir = scratch();
+  const std::vector<float> v = test_vector("heavy", 500, 21);
+  write_bytes(dir / "v.f32", raw(v));
+  const CommandResult r = compress(
+      R"(--compressor '{"kind": "qsgd", "levels": 2, "bucket": 0}' --repeat 400 --seed 3 --json --input )" +
+      (dir / "v.f32").string());
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.output);
+  CHECK(report["dimension"] == 500);
+  CHECK(report["bits_per_coordinate"].get<double>() == Approx(report["bits"].get<double>() / 500));
+  // Bits: whole bytes, at least the 32-bit norm; far below the paper's bound.
+  CHECK(report["bits"].get<double>() >= 32);
+  const double norm2 = l2_norm(v) * l2_norm(v);
+  double expected = 0, variance = 0;
+  for (float x : v) {
+    const Rounding q = round_oracle(x, static_cast<float>(l2_norm(v)), paper_uniform_levels(2));
+    expected += q.variance();
+    const double a = (q.low - x) * (q.low - x), b = (q.high - x) * (q.high - x);
+    variance += q.p * (1 - q.p) * (b - a) * (b - a);
+  }
+  CHECK(std::fabs(report["relative_squared_error"].get<double>() - expected / norm2) <=
+        4.5 * std::sqrt(variance / 400) / norm2 + 1e-6);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compress reads .npy, writes the decoded vector, and none is lossless at 32 bits per coordinate") {
+  const auto dir = scratch();
+  const std::vector<float> v = test_vector("gaussian", 60, 5);
+  write_bytes(dir / "v.npy", npy(v, "(6, 10)"));
+  const CommandResult r = compress(R"(--compressor '{"kind": "none"}' --json --input )" +
+                                   (dir / "v.npy").string() + " --output " + (dir / "out.f32").string());
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.output);
+  CHECK(report["dimension"] == 60);
+  CHECK(report["bits"] == 32 * 60);
+  CHECK(report["relative_squared_error"] == 0);
+  std::ifstream in(dir / "out.f32", std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(written == raw(v));
+  // The decoded vector as .npy reads back as input.
+  REQUIRE(compress(R"(--compressor '{"kind": "sign"}' --input )" + (dir / "v.npy").string() + " --output " +
+                   (dir / "s.npy").string())
+              .exit_code == 0);
+  const CommandResult again =
+      compress(R"(--compressor '{"kind": "none"}' --json --input )" + (dir / "s.npy").string());
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(again.output)["dimension"] == 60);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compress rejects bad input with exit code 2 and a message naming the problem") {
+  const auto dir = scratch();
+  write_bytes(dir / "odd.f32", std::string(10, '\0'));
+  write_bytes(dir / "empty.f32", "");
+  std::vector<float> bad = {1.0f, std::nanf(""), 2.0f};
+  write_bytes(dir / "nan.f32", raw(bad));
+  std::string f8 = npy({0.0f, 0.0f}, "(1,)");
+  f8.replace(f8.find("<f4"), 3, "<f8");
+  write_bytes(dir / "f8.npy", f8);
+  write_bytes(dir / "short.npy", npy({1.0f, 2.0f}, "(3,)"));
+  write_bytes(dir / "v.f32", raw({1.0f, 2.0f, 3.0f}));
+  const std::string qsgd = R"(--compressor '{"kind": "qsgd"}' --input )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {qsgd + (dir / "missing.f32").string(), "cannot open"},
+      {qsgd + (dir / "odd.f32").string(), "multiple of 4"},
+      {qsgd + (dir / "empty.f32").string(), "empty"},
+      {qsgd + (dir / "nan.f32").string(), "not finite"},
+      {qsgd + (dir / "f8.npy").string(), "dtype '<f8'"},
+      {qsgd + (dir / "short.npy").string(), "bytes of data"},
+      {R"(--compressor '{"kind": "qsgd", "levls": 3}' --input )" + (dir / "v.f32").string(), "$.levls"},
+      {R"(--compressor '{"kind": "topk", "k": 5}' --input )" + (dir / "v.f32").string(),
+       "exceeds the dimension 3"},
+      {R"(--compressor '{"kind": ' --input )" + (dir / "v.f32").string(), "invalid JSON"},
+      {qsgd + (dir / "v.f32").string() + " --repeat 0", "repeat"},
+  };
+  for (const auto& [args, message] : cases) {
+    INFO(args);
+    const CommandResult r = compress(args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(message));
+  }
+  std::filesystem::remove_all(dir);
+}
