@@ -28,6 +28,18 @@ std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, 
   std::sort(all.begin(), all.end());
   return all;
 }
+
+// Errors about other files (a dataset, an edge list) also name the scenario and the object that led there.
+template <typename F>
+auto in_context(const Spec& spec, F&& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.find(spec.file() + ": $") != std::string::npos) throw;
+    throw InputError(spec.where() + ": " + what);
+  }
+}
 }  // namespace
 
 Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
@@ -36,7 +48,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   seed_ = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
 
   Spec network = root.object("network");
-  topology_ = topology::make_topology(network, seed_, base_dir);
+  topology_ = in_context(network, [&] { return topology::make_topology(network, seed_, base_dir); });
   network_.model = network.choice("model", {"ideal", "tcp"}, "ideal");
   network_.header_bytes = static_cast<std::size_t>(network.integer("header_bytes", 0, 0, 1 << 30));
   network.finish();
@@ -46,7 +58,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   compute.finish();
 
   Spec data = root.object("data", true);
-  problem_ = learning::load_problem(data, seed_, base_dir);
+  problem_ = in_context(data, [&] { return learning::load_problem(data, seed_, base_dir); });
   shards_ = learning::partition(data, problem_.train, topology_.nodes, seed_);
   const auto batch_size = static_cast<std::size_t>(data.integer("batch_size", 32, 1, 1 << 24));
   data.finish();

@@ -1,5 +1,6 @@
 #include "algorithms/protocols/choco.hpp"
 
+#include "algorithms/protocols/message_compressor.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -14,9 +15,8 @@ Choco::Choco(Spec& spec, const Environment& environment)
       mixing_(topology::make_mixing(*environment.topology,
                                     spec.choice("weights", {"metropolis", "uniform"}, "metropolis"))),
       local_(environment) {
-  Spec compressor = spec.object("compressor", true);
   const bool verify = spec.boolean("verify_copies", false);
-  gossip_ = std::make_unique<Gossip>(environment, mixing_, compression::make_compressor(compressor),
+  gossip_ = std::make_unique<Gossip>(environment, mixing_, make_message_compressor(spec, "compressor", local_.dimension(), true),
                                      Silence::signal, verify);
 }
 

@@ -2,24 +2,10 @@
 
 #include <cmath>
 
+#include "algorithms/protocols/message_compressor.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
-namespace {
-// A compressor object that may be absent, meaning raw fp32.
-std::unique_ptr<compression::Compressor> compressor_or_none(Spec& spec, const std::string& key) {
-  static const json none = {{"kind", "none"}};
-  if (!spec.has(key)) {
-    json resolved;
-    Spec fallback(none, spec.file(), spec.path() + "." + key, resolved);
-    auto compressor = compression::make_compressor(fallback);
-    spec.echo(key, resolved);
-    return compressor;
-  }
-  Spec given = spec.object(key);
-  return compression::make_compressor(given);
-}
-}  // namespace
 
 DataParallel::DataParallel(Spec& spec, const Environment& environment)
     : environment_(environment),
@@ -32,10 +18,10 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       local_(environment),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
-  compressor_ = compressor_or_none(spec, "compressor");
+  compressor_ = make_message_compressor(spec, "compressor", local_.dimension(), false);
   if (parameter_server_) {
     server_ = static_cast<std::size_t>(spec.integer("server", 0, 0, static_cast<std::int64_t>(n) - 1));
-    server_compressor_ = compressor_or_none(spec, "server_compressor");
+    server_compressor_ = make_message_compressor(spec, "server_compressor", local_.dimension(), false);
   }
   const std::size_t d = local_.dimension();
   for (std::size_t i = 0; i < n; ++i) {

@@ -1,5 +1,6 @@
 #include "algorithms/protocols/sparq.hpp"
 
+#include "algorithms/protocols/message_compressor.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -15,11 +16,10 @@ Sparq::Sparq(Spec& spec, const Environment& environment)
       local_(environment) {
   Spec trigger = spec.object("trigger");
   trigger_ = std::make_unique<Trigger>(trigger);
-  Spec compressor = spec.object("compressor", true);
   const Silence silence = spec.choice("silence", {"signal", "free"}, "signal") == "free" ? Silence::free
                                                                                          : Silence::signal;
   const bool verify = spec.boolean("verify_copies", false);
-  gossip_ = std::make_unique<Gossip>(environment, mixing_, compression::make_compressor(compressor), silence,
+  gossip_ = std::make_unique<Gossip>(environment, mixing_, make_message_compressor(spec, "compressor", local_.dimension(), true), silence,
                                      verify);
 }
 
