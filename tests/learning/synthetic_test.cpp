@@ -141,3 +141,24 @@ TEST_CASE("optimum of a non-convex model is an error, and separable data without
   CHECK(f_star >= 0);
   CHECK(f_star < 1e-9);
 }
+
+TEST_CASE("minibatch SGD approaches the computed optimum") {
+  const Problem p =
+      load(R"({"dataset": "synthetic", "kind": "logistic", "samples": 1000, "features": 10})", 9);
+  const auto model = build(R"({"kind": "logistic", "l2": 0.01})", p.train);
+  const double f_star = solve_optimum(*model, p.train);
+  std::vector<float> x(model->dimension(), 0.0f), gradient(model->dimension());
+  const double start_gap = model->evaluate(x, p.train).loss - f_star;
+  Rng rng = Rng::stream(9, 0, Purpose::batch);
+  std::vector<std::size_t> batch(16);
+  for (int t = 0; t < 4000; ++t) {
+    for (auto& i : batch) i = rng.below(p.train.samples());
+    model->loss_and_gradient(x, p.train, batch, gradient);
+    const float eta = 1.0f / (1.0f + 0.01f * static_cast<float>(t));
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] -= eta * gradient[k];
+  }
+  const double end_gap = model->evaluate(x, p.train).loss - f_star;
+  CHECK(end_gap > 0);
+  CHECK(end_gap < 0.01 * start_gap);
+  CHECK(model->evaluate(x, p.test).accuracy > 0.85);
+}
