@@ -171,6 +171,9 @@ void Quantizer::quantize(std::span<const float> values, Rng& rng, std::span<floa
 
 void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out) const {
   const std::size_t d = values.size(), bucket = bucket_size(d);
+  // Gaps and positions are coded as integers below 2^32.
+  if (d >= (std::size_t{1} << 31))
+    throw InputError(config_.method + ": vectors of 2^31 or more coordinates are not supported");
   index_buffer.resize(bucket);
   std::uint16_t* indices = index_buffer.data();
   BitWriter writer(out);
