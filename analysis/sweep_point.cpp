@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "common/spec.hpp"
 
 namespace sgdsim::analysis {
+namespace fs = std::filesystem;
 namespace {
 
 // FNV-1a, 64 bits: small, fixed by definition, identical on every platform.
@@ -58,6 +60,20 @@ std::string describe_set(const json& set) {
   for (auto it = set.begin(); it != set.end(); ++it)
     parts.push_back(last_segment(it.key()) + "=" + value_text(*it));
   return join(parts, ", ");
+}
+
+const json* find_dotted(const json& document, const std::string& path) {
+  const json* node = &document;
+  std::size_t start = 0;
+  while (node->is_object()) {
+    const auto dot = path.find('.', start);
+    auto it = node->find(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (it == node->end()) return nullptr;
+    if (dot == std::string::npos) return &*it;
+    node = &*it;
+    start = dot + 1;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -173,11 +189,28 @@ void set_dotted(json& document, const std::string& path, const json& value, cons
   }
 }
 
-json point_scenario(const Sweep& sweep, const SweepPoint& point) {
+const std::vector<std::string>& scenario_path_keys() {
+  static const std::vector<std::string> keys = {"data.path", "data.test_path", "network.topology.path"};
+  return keys;
+}
+
+json point_scenario(const Sweep& sweep, const SweepPoint& point, const std::string& scenario_dir) {
   json scenario = sweep.base;
   // Sorted keys put "a" before "a.b", so an object is replaced before it is refined.
   for (auto it = point.overrides.begin(); it != point.overrides.end(); ++it) {
     set_dotted(scenario, it.key(), *it, sweep.file);
+  }
+  for (const auto& key : scenario_path_keys()) {
+    const json* value = find_dotted(scenario, key);
+    if (!value || !value->is_string() || value->get<std::string>().empty()) continue;
+    const fs::path path = value->get<std::string>();
+    if (path.is_absolute()) continue;
+    const json* original = find_dotted(sweep.base, key);
+    const std::string& origin_dir = original && *original == *value ? sweep.base_dir : sweep.sweep_dir;
+    const fs::path target =
+        fs::absolute(fs::path(origin_dir.empty() ? "." : origin_dir) / path).lexically_normal();
+    const fs::path from = fs::absolute(scenario_dir.empty() ? "." : scenario_dir).lexically_normal();
+    set_dotted(scenario, key, target.lexically_relative(from).string(), sweep.file);
   }
   scenario["seed"] = point.seed;
   scenario["name"] = sweep.name + "/" + point.id;

@@ -30,8 +30,14 @@ std::vector<std::string> parameter_columns(const Sweep& sweep);
 std::vector<SweepPoint> expand(const Sweep& sweep);
 
 // The scenario a point runs: the base with overrides applied (shorter paths first, so a whole object can be
-// replaced and then refined), the seed set, and the name "<sweep name>/<id>".
-json point_scenario(const Sweep& sweep, const SweepPoint& point);
+// replaced and then refined), the seed set, and the name "<sweep name>/<id>". `run` resolves relative file
+// paths against the scenario file's folder, so relative paths (see scenario_path_keys) are rewritten to be
+// relative to `scenario_dir`, the folder the point file goes to: from the base file's folder for values of
+// the base, from the sweep file's folder for values the sweep sets.
+json point_scenario(const Sweep& sweep, const SweepPoint& point, const std::string& scenario_dir);
+
+// The scenario keys that hold file paths (data files, edge lists).
+const std::vector<std::string>& scenario_path_keys();
 
 // Sets `value` at a dotted path, creating objects as needed. Throws InputError (naming `origin`) when the
 // path runs through something that is not an object.

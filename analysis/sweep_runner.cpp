@@ -117,13 +117,10 @@ bool run_complete(const SweepLayout& layout, const std::string& id) {
 }
 
 void prepare_points(const Sweep& sweep, const SweepLayout& layout, const std::vector<SweepPoint>& points) {
-  fs::create_directories(layout.runs());
-  fs::create_directories(layout.points());
-  fs::create_directories(layout.logs());
   // Check every point before touching anything, so a changed base leaves DIR as it was.
   std::vector<std::string> texts;
   for (const auto& point : points) {
-    const json scenario = point_scenario(sweep, point);
+    const json scenario = point_scenario(sweep, point, layout.points().string());
     std::string existing;
     if (run_complete(layout, point.id) && read_file(layout.point_file(point.id), existing)) {
       json previous;
@@ -141,6 +138,9 @@ void prepare_points(const Sweep& sweep, const SweepLayout& layout, const std::ve
     }
     texts.push_back(scenario.dump(2) + "\n");
   }
+  fs::create_directories(layout.runs());
+  fs::create_directories(layout.points());
+  fs::create_directories(layout.logs());
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::string existing;
     if (!read_file(layout.point_file(points[i].id), existing) || existing != texts[i]) {
@@ -259,6 +259,7 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
              ") -> runs/" + point.id + "\n");
     } else {
       ++tally.failed;
+      if (exited && code == exit_input_error) ++tally.invalid;
       const std::string stderr_tail = tail(layout.log(point.id), 20, 4000);
       const std::string why = signal      ? "killed by signal " + std::to_string(signal)
                               : code == 0 ? "exit 0 but no summary.json"
@@ -272,6 +273,7 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
                      {"log", "logs/" + point.id + ".log"},
                      {"stderr_tail", stderr_tail}};
       write_file_atomically(layout.failure(point.id), record.dump(2) + "\n");
+      if (tally.first_error.empty()) tally.first_error = last_line(stderr_tail);
       report(std::string(prefix) + "FAILED  " + who + " (seed " + std::to_string(point.seed) + ", " + why +
              "): " + last_line(stderr_tail) + " -> runs/" + point.id + ".failed.json\n");
     }

@@ -105,9 +105,12 @@ Sweep parse_sweep(const json& document, const std::string& file) {
   const json* base = spec.peek("base");
   spec.echo("base", base ? *base : json());
   if (!base) spec.expected("base", "a scenario (a path to a JSON file, or an inline object)");
+  sweep.sweep_dir = std::filesystem::path(file).parent_path().string();
+  sweep.base_dir = sweep.sweep_dir;
   if (base->is_string()) {
     std::filesystem::path path = base->get<std::string>();
     if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
+    sweep.base_dir = path.parent_path().string();
     try {
       sweep.base = parse_json_file(path.string());
     } catch (const InputError& e) {

@@ -39,6 +39,8 @@ struct Sweep {
   std::string file;  // the sweep file, for messages
   std::string name;
   json base;                   // the base scenario (an object)
+  std::string base_dir;        // relative paths inside `base` resolve against this folder
+  std::string sweep_dir;       // relative paths in grid values and points resolve against this one
   std::vector<GridAxis> grid;  // in path order
   std::vector<ExplicitPoint> points;
   std::vector<std::int64_t> seeds;

@@ -49,6 +49,9 @@ void sweep(const SweepArguments& args) {
   const std::vector<SweepPoint> mine = select(points, shard);
   const SweepLayout layout{args.output};
 
+  // Building every point's scenario up front catches overrides that cannot apply, whichever shard has them.
+  for (const auto& point : points) point_scenario(sweep, point, layout.points().string());
+
   if (args.dry_run) {
     for (const auto& point : mine)
       std::printf("%s\t%s\t%lld\n", point.id.c_str(), point.label.c_str(),
@@ -79,6 +82,10 @@ void sweep(const SweepArguments& args) {
   const IndexTally index = write_index(sweep, points, layout);
   std::fprintf(stderr, "sweep: %s: %zu ok, %zu failed, %zu pending of %zu points\n", layout.index().c_str(),
                index.ok, index.failed, index.pending, points.size());
+  if (tally.failed > 0 && tally.invalid == tally.succeeded + tally.failed) {
+    // Not one point was accepted: the sweep itself is wrong (a misspelt path, a bad value for all points).
+    throw InputError("every point run was rejected as invalid input, e.g.: " + tally.first_error);
+  }
   if (tally.failed > 0) {
     throw std::runtime_error(std::to_string(tally.failed) + " of " + std::to_string(mine.size()) +
                              " points failed; their records are " + layout.runs().string() +

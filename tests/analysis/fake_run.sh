@@ -2,7 +2,8 @@
 # A stand-in for `sgdsim run S.json -o DIR` used by the sweep tests (through SGDSIM_RUNNER): it honours the run
 # command's contract (atomic DIR with trace.csv, summary.json and resolved.json; exit 2 when DIR exists) and makes
 # figures from the scenario text, so tests of sweeps need no simulation.
-#   scenario contains "fake_fail"   -> prints an error on stderr and exits 3
+#   scenario contains "fake_fail"    -> prints an error on stderr and exits 3
+#   scenario contains "fake_invalid" -> rejects the scenario like bad input: exit 2
 #   FAKE_SLEEP=seconds              -> sleeps before writing (to be killed mid-way)
 set -euo pipefail
 [ "$1" = run ] || { echo "fake_run: expected 'run'" >&2; exit 2; }
@@ -11,6 +12,10 @@ scenario=$2
 out=$4
 [ -e "$out" ] && { echo "fake_run: $out exists" >&2; exit 2; }
 text=$(tr -d '\n' < "$scenario")
+if [[ $text == *fake_invalid* ]]; then
+  echo "sgdsim: error: $scenario: \$.algorithm.note: this point is made invalid" >&2
+  exit 2
+fi
 if [[ $text == *fake_fail* ]]; then
   echo "fake_run: starting" >&2
   echo "fake_run: error: this point is made to fail" >&2
