@@ -25,12 +25,14 @@ bool Observer::wants(std::int64_t step) const {
 void Observer::observe(std::int64_t step, std::size_t node, std::span<const float> model,
                        const protocols::NodeStats& stats) {
   Pending& p = pending_[step];
-  if (p.sum.empty()) p.sum.assign(model.size(), 0.0);
-  for (std::size_t c = 0; c < model.size(); ++c) {
-    p.sum[c] += model[c];
-    p.squares += static_cast<double>(model[c]) * model[c];
-  }
+  if (p.mean.empty()) p.mean.assign(model.size(), 0.0);
   p.count += 1;
+  const double weight = 1.0 / static_cast<double>(p.count);
+  for (std::size_t c = 0; c < model.size(); ++c) {
+    const double delta = model[c] - p.mean[c];
+    p.mean[c] += delta * weight;
+    p.spread += delta * (model[c] - p.mean[c]);
+  }
   p.total.payload_bytes += stats.payload_bytes;
   p.total.wire_bytes += stats.wire_bytes;
   p.total.messages += stats.messages;
@@ -47,14 +49,7 @@ void Observer::observe(std::int64_t step, std::size_t node, std::span<const floa
 
 void Observer::complete(std::int64_t step, Pending& p) {
   WallClock::Scope timer(clock_, WallClock::Part::evaluation);
-  const double n = static_cast<double>(nodes_);
-  std::vector<float> average(p.sum.size());
-  double average_squares = 0;
-  for (std::size_t c = 0; c < p.sum.size(); ++c) {
-    const double mean = p.sum[c] / n;
-    average[c] = static_cast<float>(mean);
-    average_squares += mean * mean;
-  }
+  std::vector<float> average(p.mean.begin(), p.mean.end());
   TraceRow row;
   row.step = step;
   row.sim_time_s = p.time;
@@ -62,8 +57,7 @@ void Observer::complete(std::int64_t step, Pending& p) {
   row.bytes_on_wire = p.total.wire_bytes;
   row.messages = p.total.messages;
   if (options_.has_trigger) row.triggers = p.total.triggers;
-  // (1/n) Σ ||x_i − x̄||² = (1/n) Σ ||x_i||² − ||x̄||²; clamp the rounding of a near-zero difference.
-  row.consensus_distance = std::max(0.0, p.squares / n - average_squares);
+  row.consensus_distance = p.spread / static_cast<double>(nodes_);
   const learning::Evaluation train = model_.evaluate(average, problem_.train, options_.train_subset);
   row.train_loss = train.loss;
   if (problem_.test.samples() > 0) {
@@ -73,7 +67,8 @@ void Observer::complete(std::int64_t step, Pending& p) {
   if (problem_.optimum && options_.train_subset.empty()) row.suboptimality = train.loss - *problem_.optimum;
   const std::uint64_t compressions = p.total.compressions - last_compressions_;
   if (compressions > 0) {
-    row.compression_error = (p.total.compression_error - last_compression_error_) / static_cast<double>(compressions);
+    row.compression_error =
+        (p.total.compression_error - last_compression_error_) / static_cast<double>(compressions);
   }
   last_compressions_ = p.total.compressions;
   last_compression_error_ = p.total.compression_error;

@@ -16,11 +16,11 @@
 namespace sgdsim::analysis {
 
 struct ObserverOptions {
-  std::int64_t every = 100;                 // evaluate at step 0, every `every` steps, and at the last step
-  std::int64_t steps = 0;                   // the run's last step
-  std::vector<std::size_t> train_subset;    // samples for train_loss; empty = the whole training set
-  bool has_trigger = false;                 // fill the triggers column
-  bool progress = false;                    // one status line on stderr per row
+  std::int64_t every = 100;               // evaluate at step 0, every `every` steps, and at the last step
+  std::int64_t steps = 0;                 // the run's last step
+  std::vector<std::size_t> train_subset;  // samples for train_loss; empty = the whole training set
+  bool has_trigger = false;               // fill the triggers column
+  bool progress = false;                  // one status line on stderr per row
 };
 
 class Observer : public protocols::Probe {
@@ -38,9 +38,10 @@ class Observer : public protocols::Probe {
   const std::vector<protocols::NodeStats>& node_stats() const { return latest_; }
 
  private:
+  // Running mean and spread of the node models (Welford), so that identical models give exactly zero.
   struct Pending {
-    std::vector<double> sum;
-    double squares = 0;
+    std::vector<double> mean;
+    double spread = 0;  // Σ_i ||x_i − x̄||²
     std::size_t count = 0;
     protocols::NodeStats total;
     double time = 0;
