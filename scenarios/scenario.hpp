@@ -56,6 +56,7 @@ class Scenario {
   std::unique_ptr<learning::Model> model_;
   std::string algorithm_;
   analysis::ObserverOptions observer_options_;
+  bool solve_optimum_ = false;
   WallClock clock_;
   protocols::Environment environment_;
   std::unique_ptr<protocols::Protocol> protocol_;

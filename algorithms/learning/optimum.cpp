@@ -16,7 +16,7 @@ namespace {
 constexpr double newton_tolerance = 1e-13;
 constexpr int newton_iterations = 100;
 // Above this many parameters the (d + 1)^2 Hessian gets expensive and L-BFGS is used for every convex model.
-constexpr std::size_t newton_max_dimension = 2000;
+constexpr std::size_t newton_max_dimension = 200;
 constexpr double lbfgs_tolerance = 1e-12;
 constexpr int lbfgs_iterations = 20000;
 constexpr int lbfgs_memory = 10;
