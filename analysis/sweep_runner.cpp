@@ -39,12 +39,11 @@ std::string tail(const fs::path& file, std::size_t lines, std::size_t limit) {
   std::string text;
   if (!read_file(file, text)) return {};
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  // Walk back to just after the `lines`-th newline from the end (or to the start).
   std::size_t start = text.size();
-  for (std::size_t found = 0; start > 0 && found < lines;) {
-    if (text[--start] == '\n') ++found;
+  for (std::size_t found = 0; start > 0; --start) {
+    if (text[start - 1] == '\n' && ++found == lines) break;
   }
-  if (start > 0 || (start < text.size() && text[start] == '\n')) ++start;
-  if (start > text.size()) start = text.size();
   if (text.size() - start > limit) start = text.size() - limit;
   return text.substr(start);
 }
