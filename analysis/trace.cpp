@@ -5,7 +5,9 @@
 namespace sgdsim::analysis {
 namespace {
 // Shortest representation that reads back to the same double: exact and deterministic.
-std::string cell(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : std::string(); }
+std::string cell(const std::optional<double>& value) {
+  return value ? fmt::format("{}", *value) : std::string();
+}
 template <typename T>
 std::string cell(const std::optional<T>& value) {
   return value ? fmt::format("{}", *value) : std::string();
@@ -14,8 +16,9 @@ std::string cell(const std::optional<T>& value) {
 
 void write_trace_row(std::ostream& out, const TraceRow& row) {
   out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", row.step, row.sim_time_s, row.bits_sent,
-                     row.bytes_on_wire, row.messages, cell(row.triggers), row.train_loss, cell(row.test_accuracy),
-                     row.consensus_distance, cell(row.suboptimality), cell(row.compression_error));
+                     row.bytes_on_wire, row.messages, cell(row.triggers), row.train_loss,
+                     cell(row.test_accuracy), row.consensus_distance, cell(row.suboptimality),
+                     cell(row.compression_error));
 }
 
 nlohmann::json to_json(const TraceRow& row) {

@@ -1,6 +1,7 @@
 #pragma once
 // trace.csv: one row per evaluation. Columns and units are the analysis contract (DESIGN.md, Outputs);
-// `suboptimality` and `compression_error` follow the nine standard columns. A cell that does not apply is empty.
+// `suboptimality` and `compression_error` follow the nine standard columns. A cell that does not apply is
+// empty.
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -16,12 +17,12 @@ struct TraceRow {
   std::uint64_t bits_sent = 0;      // cumulative payload bits over all directed messages
   std::uint64_t bytes_on_wire = 0;  // cumulative payload + header bytes
   std::uint64_t messages = 0;
-  std::optional<std::uint64_t> triggers;        // event firings; protocols with a trigger only
-  double train_loss = 0;                        // of the average model
-  std::optional<double> test_accuracy;          // of the average model; when there is a test set
-  double consensus_distance = 0;                // (1/n) Σ ||x_i − x̄||²
-  std::optional<double> suboptimality;          // train_loss − f*, when f* is known
-  std::optional<double> compression_error;      // mean ||C(v) − v||² / ||v||² over vectors since the last row
+  std::optional<std::uint64_t> triggers;    // event firings; protocols with a trigger only
+  double train_loss = 0;                    // of the average model
+  std::optional<double> test_accuracy;      // of the average model; when there is a test set
+  double consensus_distance = 0;            // (1/n) Σ ||x_i − x̄||²
+  std::optional<double> suboptimality;      // train_loss − f*, when f* is known
+  std::optional<double> compression_error;  // mean ||C(v) − v||² / ||v||² over vectors since the last row
 };
 
 inline constexpr const char* trace_header =

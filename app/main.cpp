@@ -1,4 +1,5 @@
-// sgdsim: the command-line entry point. Exit codes: 0 success, 1 failure (a bug or a failed run), 2 bad input.
+// sgdsim: the command-line entry point. Exit codes: 0 success, 1 failure (a bug or a failed run), 2 bad
+// input.
 #include <cstdio>
 #include <exception>
 

@@ -10,7 +10,8 @@
 namespace sgdsim::app {
 
 void add_run_command(CLI::App& root) {
-  auto* cmd = root.add_subcommand("run", "Simulate one scenario; writes DIR/trace.csv, summary.json, resolved.json");
+  auto* cmd =
+      root.add_subcommand("run", "Simulate one scenario; writes DIR/trace.csv, summary.json, resolved.json");
   struct Options {
     std::string scenario, output;
     std::vector<std::string> overrides;
@@ -19,14 +20,16 @@ void add_run_command(CLI::App& root) {
   auto options = std::make_shared<Options>();
   cmd->add_option("scenario", options->scenario, "Scenario file (JSON, comments allowed)")->required();
   cmd->add_option("-o,--output", options->output, "Output directory (written atomically)")->required();
-  cmd->add_option("--set", options->overrides,
-                  "Override a value by dotted path, e.g. --set algorithm.steps=500 --set network.link.bandwidth=1Gbps")
+  cmd->add_option(
+         "--set", options->overrides,
+         "Override a value by dotted path, e.g. --set algorithm.steps=500 --set network.link.bandwidth=1Gbps")
       ->take_all();
   cmd->add_flag("--force", options->force, "Replace an existing output directory");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress line on stderr");
   cmd->callback([options] {
     const bool progress = !options->quiet && isatty(STDERR_FILENO);
-    scenarios::run_to_directory(options->scenario, options->overrides, options->output, options->force, progress);
+    scenarios::run_to_directory(options->scenario, options->overrides, options->output, options->force,
+                                progress);
   });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Errors the user can fix (bad scenario, bad file, corrupt bytes) are InputError: the CLI prints them and exits 2.
-// Anything else is a bug and exits 1.
+// Errors the user can fix (bad scenario, bad file, corrupt bytes) are InputError: the CLI prints them and
+// exits 2. Anything else is a bug and exits 1.
 #include <stdexcept>
 #include <string>
 

@@ -1,7 +1,7 @@
 #pragma once
-// Deterministic random streams. Every stream is derived from (seed, node, purpose) by hashing, never from time or
-// addresses, and draws are computed from raw 64-bit outputs so results do not depend on the standard library's
-// distribution implementations.
+// Deterministic random streams. Every stream is derived from (seed, node, purpose) by hashing, never from
+// time or addresses, and draws are computed from raw 64-bit outputs so results do not depend on the standard
+// library's distribution implementations.
 #include <cstdint>
 #include <limits>
 
@@ -41,7 +41,8 @@ class Rng {
   }
   // The stream for (seed, node, purpose).
   static Rng stream(std::uint64_t seed, std::uint64_t node, Purpose purpose) {
-    return Rng(mix64(mix64(seed) ^ mix64(node * 0x632be59bd9b4e019ULL + static_cast<std::uint64_t>(purpose))));
+    return Rng(
+        mix64(mix64(seed) ^ mix64(node * 0x632be59bd9b4e019ULL + static_cast<std::uint64_t>(purpose))));
   }
 
   static constexpr result_type min() { return 0; }

@@ -11,15 +11,22 @@ namespace sgdsim {
 
 std::string describe(const json& value) {
   switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "the string " + value.dump();
-    case json::value_t::boolean: return std::string("the boolean ") + (value.get<bool>() ? "true" : "false");
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "the string " + value.dump();
+    case json::value_t::boolean:
+      return std::string("the boolean ") + (value.get<bool>() ? "true" : "false");
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "the number " + value.dump();
-    default: return "an unsupported value";
+    case json::value_t::number_float:
+      return "the number " + value.dump();
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -52,7 +59,9 @@ std::string Spec::where(const std::string& key) const {
   return file_ + ": " + p;
 }
 
-bool Spec::has(const std::string& key) const { return value_->contains(key); }
+bool Spec::has(const std::string& key) const {
+  return value_->contains(key);
+}
 
 const json* Spec::peek(const std::string& key) const {
   auto it = value_->find(key);
@@ -75,7 +84,8 @@ void Spec::fail(const std::string& key, const std::string& message) const {
 
 void Spec::expected(const std::string& key, const std::string& what) const {
   const json* v = peek(key);
-  fail(key, "expected " + what + ", found " + (v ? describe(*v) : std::string("nothing (the key is required)")));
+  fail(key,
+       "expected " + what + ", found " + (v ? describe(*v) : std::string("nothing (the key is required)")));
 }
 
 std::string Spec::string(const std::string& key, std::optional<std::string> fallback) {
@@ -148,7 +158,8 @@ std::int64_t Spec::integer(const std::string& key, std::optional<std::int64_t> f
     if (!fallback) expected(key, range);
     value = *fallback;
   } else if (v->is_number_integer()) {
-    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) expected(key, range);
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+      expected(key, range);
     value = v->get<std::int64_t>();
   } else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>() &&
              std::abs(v->get<double>()) < 9e15) {
@@ -216,8 +227,10 @@ double unit_value(Spec& spec, const std::string& key, std::optional<std::string>
   json given = v ? *v : json(fallback.value_or(""));
   if (!v && !fallback) spec.expected(key, what);
   std::optional<double> value;
-  if (given.is_number()) value = given.get<double>();
-  else if (given.is_string()) value = parse(given.get<std::string>());
+  if (given.is_number())
+    value = given.get<double>();
+  else if (given.is_string())
+    value = parse(given.get<std::string>());
   if (!value || !std::isfinite(*value) || *value <= 0) spec.expected(key, what);
   spec.echo(key, given);
   return *value;
@@ -295,8 +308,10 @@ json parse_json_text(const std::string& text, const std::string& origin) {
     // Translate the byte offset into line and column for the user.
     std::size_t line = 1, column = 1;
     for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') ++line, column = 1;
-      else ++column;
+      if (text[i] == '\n')
+        ++line, column = 1;
+      else
+        ++column;
     }
     std::string what = e.what();
     if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);

@@ -1,7 +1,8 @@
 #pragma once
-// Reading one JSON object of a scenario: typed getters that validate, fill defaults, echo every value into the
-// resolved scenario, and reject unknown keys. Every layer reads its own part of the scenario through a Spec, so
-// adding a compressor or a topology touches only its own file; errors name the file and the JSON path.
+// Reading one JSON object of a scenario: typed getters that validate, fill defaults, echo every value into
+// the resolved scenario, and reject unknown keys. Every layer reads its own part of the scenario through a
+// Spec, so adding a compressor or a topology touches only its own file; errors name the file and the JSON
+// path.
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -42,7 +43,8 @@ class Spec {
                        std::int64_t max = std::numeric_limits<std::int64_t>::max());
   bool boolean(const std::string& key, std::optional<bool> fallback = std::nullopt);
   std::vector<std::int64_t> integers(const std::string& key, std::int64_t min, std::int64_t max);
-  std::vector<double> numbers(const std::string& key, std::optional<std::vector<double>> fallback = std::nullopt);
+  std::vector<double> numbers(const std::string& key,
+                              std::optional<std::vector<double>> fallback = std::nullopt);
   // Unit strings that SimGrid understands; plain numbers are taken in base units (bytes/s, s, flop/s).
   // Each returns the value in base units and echoes the user's string.
   double bandwidth(const std::string& key, std::optional<std::string> fallback = std::nullopt);

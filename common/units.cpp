@@ -28,9 +28,9 @@ std::optional<Split> split(const std::string& text) {
 
 std::optional<double> prefix(const std::string& p) {
   static const std::map<std::string, double> table = {
-      {"", 1.0},       {"k", 1e3},      {"K", 1e3},      {"M", 1e6},       {"G", 1e9},
-      {"T", 1e12},     {"P", 1e15},     {"E", 1e18},     {"Ki", 1024.0},   {"Mi", 1048576.0},
-      {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
+      {"", 1.0},      {"k", 1e3},        {"K", 1e3},           {"M", 1e6},
+      {"G", 1e9},     {"T", 1e12},       {"P", 1e15},          {"E", 1e18},
+      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
   auto it = table.find(p);
   if (it == table.end()) return std::nullopt;
   return it->second;
@@ -39,7 +39,8 @@ std::optional<double> prefix(const std::string& p) {
 std::optional<double> with_suffix(const std::string& text, const std::string& suffix, double scale) {
   auto s = split(text);
   if (!s) return std::nullopt;
-  if (s->unit.size() < suffix.size() || s->unit.compare(s->unit.size() - suffix.size(), suffix.size(), suffix) != 0)
+  if (s->unit.size() < suffix.size() ||
+      s->unit.compare(s->unit.size() - suffix.size(), suffix.size(), suffix) != 0)
     return std::nullopt;
   auto p = prefix(s->unit.substr(0, s->unit.size() - suffix.size()));
   if (!p) return std::nullopt;

@@ -13,7 +13,8 @@ class WallClock {
 
   class Scope {
    public:
-    Scope(WallClock* clock, Part part) : clock_(clock), part_(part), start_(std::chrono::steady_clock::now()) {}
+    Scope(WallClock* clock, Part part)
+        : clock_(clock), part_(part), start_(std::chrono::steady_clock::now()) {}
     ~Scope() {
       if (clock_) clock_->seconds_[static_cast<std::size_t>(part_)] += elapsed();
     }

@@ -83,7 +83,8 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   // f* (for the suboptimality column) is solved before simulating, not while validating: it can take seconds.
   const bool convex = learning::has_optimum(*model_);
   solve_optimum_ = eval.boolean("suboptimality", resolved_["data"]["dataset"] == "synthetic" && convex);
-  if (solve_optimum_ && !convex) eval.fail("suboptimality", "needs a convex model (logistic, linear, softmax)");
+  if (solve_optimum_ && !convex)
+    eval.fail("suboptimality", "needs a convex model (logistic, linear, softmax)");
   const auto subset = static_cast<std::size_t>(eval.integer("train_subset", 0, 0));
   if (subset > problem_.train.samples()) {
     eval.fail("train_subset", "asks for " + std::to_string(subset) + " samples but the training set has " +
@@ -103,7 +104,8 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
       std::fprintf(stderr, "sgdsim: warning: no suboptimality column: %s\n", e.what());
     }
   }
-  const double optimum_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double optimum_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   analysis::ObserverOptions options = observer_options_;
   options.progress = progress;
   analysis::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);

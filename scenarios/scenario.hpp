@@ -1,6 +1,7 @@
 #pragma once
-// A scenario, fully validated and ready to simulate: every layer has read its part of the JSON (unknown keys are
-// errors), the data is loaded and partitioned, the protocol built. Nothing is written until all of that succeeded.
+// A scenario, fully validated and ready to simulate: every layer has read its part of the JSON (unknown keys
+// are errors), the data is loaded and partitioned, the protocol built. Nothing is written until all of that
+// succeeded.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,8 +22,8 @@ namespace sgdsim::scenarios {
 
 class Scenario {
  public:
-  // `origin` names the document in error messages (usually its file); relative paths inside it resolve against
-  // `base_dir`. Throws InputError on any invalid or inconsistent value.
+  // `origin` names the document in error messages (usually its file); relative paths inside it resolve
+  // against `base_dir`. Throws InputError on any invalid or inconsistent value.
   Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir);
   Scenario(const Scenario&) = delete;
   Scenario& operator=(const Scenario&) = delete;

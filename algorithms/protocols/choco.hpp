@@ -1,13 +1,12 @@
 #pragma once
-#include <memory>
-
 #include "algorithms/protocols/gossip.hpp"
 #include "algorithms/protocols/local_step.hpp"
 #include "algorithms/protocols/protocol.hpp"
 
 namespace sgdsim::protocols {
 
-// CHOCO-SGD (Koloskova et al. 2019). Order "compress_first" (default; the paper's Algorithm 1 and SPARQ's order):
+// CHOCO-SGD (Koloskova et al. 2019). Order "compress_first" (default; the paper's Algorithm 1 and SPARQ's
+// order):
 //   x_half = x − η g;  q = C(x_half − x̂);  x̂_j += q_j at every holder;  x = x_half + γ (m − x̂).
 // Order "consensus_first" (the deep-learning code): x += γ (m − x̂) with the current copies, then the gradient
 // step (gradient at the old x), then compress and exchange the new difference.
@@ -15,17 +14,14 @@ class Choco : public Protocol {
  public:
   Choco(Spec& spec, const Environment& environment);
   void run(std::size_t node, sim::Port& port) override;
-  void finish() override { gossip_->verify(); }
+  void finish() override { gossip_.verify(); }
 
  private:
   const Environment& environment_;
-  std::int64_t steps_;
-  std::unique_ptr<learning::LearningRate> learning_rate_;
-  double gamma_;
+  Schedule schedule_;
   bool consensus_first_;
-  topology::Mixing mixing_;
   LocalStep local_;
-  std::unique_ptr<Gossip> gossip_;
+  Gossip gossip_;
 };
 
 }  // namespace sgdsim::protocols

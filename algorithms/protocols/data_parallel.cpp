@@ -9,8 +9,7 @@ namespace sgdsim::protocols {
 
 DataParallel::DataParallel(Spec& spec, const Environment& environment)
     : environment_(environment),
-      steps_(spec.integer("steps", std::nullopt, 1)),
-      learning_rate_(learning::make_learning_rate(spec)),
+      schedule_(spec),
       parameter_server_(spec.choice("collective", {"allgather", "parameter_server"}, "allgather") ==
                         "parameter_server"),
       server_(0),
@@ -68,14 +67,11 @@ sim::Bytes DataParallel::compress(Node& node, std::span<const float> gradient) {
   return bytes;
 }
 
-void DataParallel::allgather(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
-  const std::size_t n = nodes_.size();
-  for (std::size_t j = 0; j < n; ++j) {
-    if (j != i) port.send(j, bytes);
-  }
-  // Sum in node order, so that every worker computes the same floats.
+void DataParallel::average_in_node_order(std::size_t i, Node& node, sim::Port& port) {
+  // Node order, not arrival order, so that every node that averages computes the same floats.
   std::fill(node.sum.begin(), node.sum.end(), 0.0f);
   std::vector<float> decoded(node.x.size());
+  const std::size_t n = nodes_.size();
   for (std::size_t j = 0; j < n; ++j) {
     if (j == i) {
       axpy(node.sum, 1.0f, node.own);
@@ -86,9 +82,17 @@ void DataParallel::allgather(std::size_t i, Node& node, const sim::Bytes& bytes,
     decode_into(*compressor_, *message, decoded);
     axpy(node.sum, 1.0f, decoded);
   }
-  port.wait_sends();
   const float scale = 1.0f / static_cast<float>(n);
   for (float& v : node.sum) v *= scale;
+}
+
+void DataParallel::allgather(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
+  const std::size_t n = nodes_.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j != i) port.send(j, bytes);
+  }
+  average_in_node_order(i, node, port);
+  port.wait_sends();
 }
 
 void DataParallel::parameter_server(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
@@ -101,20 +105,7 @@ void DataParallel::parameter_server(std::size_t i, Node& node, const sim::Bytes&
     decode_into(*server_compressor_, *average, node.sum);
     return;
   }
-  std::fill(node.sum.begin(), node.sum.end(), 0.0f);
-  std::vector<float> decoded(node.x.size());
-  for (std::size_t j = 0; j < n; ++j) {
-    if (j == i) {
-      axpy(node.sum, 1.0f, node.own);
-      continue;
-    }
-    const std::optional<sim::Bytes> message = port.receive(j);
-    if (!message) throw std::logic_error("data-parallel received silence");
-    decode_into(*compressor_, *message, decoded);
-    axpy(node.sum, 1.0f, decoded);
-  }
-  const float scale = 1.0f / static_cast<float>(n);
-  for (float& v : node.sum) v *= scale;
+  average_in_node_order(i, node, port);
   sim::Bytes average;
   {
     WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
@@ -132,11 +123,13 @@ void DataParallel::run(std::size_t i, sim::Port& port) {
   Node& node = nodes_[i];
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);
-  for (std::int64_t t = 0; t < steps_; ++t) {
+  for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     const sim::Bytes bytes = compress(node, local_.gradient(i, node.x, batches, port));
-    if (parameter_server_) parameter_server(i, node, bytes, port);
-    else allgather(i, node, bytes, port);
-    axpy(node.x, static_cast<float>(-learning_rate_->at(t)), node.sum);
+    if (parameter_server_)
+      parameter_server(i, node, bytes, port);
+    else
+      allgather(i, node, bytes, port);
+    axpy(node.x, static_cast<float>(-schedule_.at(t)), node.sum);
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }

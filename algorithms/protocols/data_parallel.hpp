@@ -25,15 +25,18 @@ class DataParallel : public Protocol {
     Rng compression;
     NodeStats stats;
   };
-  // Compresses this step's gradient (with error feedback if on) into bytes; `own` receives the decoded vector.
+  // Compresses this step's gradient (with error feedback if on) into bytes; `own` receives the decoded
+  // vector.
   sim::Bytes compress(Node& node, std::span<const float> gradient);
+  // Receives every other node's encoded gradient and leaves the mean of all n decoded gradients in node.sum.
+  void average_in_node_order(std::size_t i, Node& node, sim::Port& port);
   void allgather(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port);
   void parameter_server(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port);
-  void decode_into(const compression::Compressor& compressor, const sim::Bytes& bytes, std::vector<float>& out);
+  void decode_into(const compression::Compressor& compressor, const sim::Bytes& bytes,
+                   std::vector<float>& out);
 
   const Environment& environment_;
-  std::int64_t steps_;
-  std::unique_ptr<learning::LearningRate> learning_rate_;
+  Schedule schedule_;
   bool parameter_server_;
   std::size_t server_;
   bool error_feedback_;

@@ -8,8 +8,7 @@ namespace sgdsim::protocols {
 
 Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
     : environment_(environment),
-      steps_(spec.integer("steps", std::nullopt, 1)),
-      learning_rate_(learning::make_learning_rate(spec)),
+      schedule_(spec),
       mixing_(topology::make_mixing(*environment.topology,
                                     spec.choice("weights", {"metropolis", "uniform"}, "metropolis"))),
       local_(environment),
@@ -33,8 +32,8 @@ void Dpsgd::run(std::size_t i, sim::Port& port) {
   Rng batches = local_.batch_stream(i);
   Rng unused(0);  // fp32 encoding draws nothing
   observe(environment_, 0, i, node.x, node.stats, port);
-  for (std::int64_t t = 0; t < steps_; ++t) {
-    const double eta = learning_rate_->at(t);
+  for (std::int64_t t = 0; t < schedule_.steps; ++t) {
+    const double eta = schedule_.at(t);
     axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
     sim::Bytes bytes = encoding_->encode(node.x, unused);
     for (std::size_t j : neighbors) port.send(j, bytes);
@@ -43,7 +42,8 @@ void Dpsgd::run(std::size_t i, sim::Port& port) {
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
       const std::optional<sim::Bytes> message = port.receive(neighbors[k]);
       if (!message) throw std::logic_error("D-PSGD received silence");
-      axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]), encoding_->decode(*message, node.x.size()));
+      axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]),
+           encoding_->decode(*message, node.x.size()));
     }
     port.wait_sends();
     node.x.swap(node.mixed);

@@ -19,8 +19,7 @@ class Dpsgd : public Protocol {
     NodeStats stats;
   };
   const Environment& environment_;
-  std::int64_t steps_;
-  std::unique_ptr<learning::LearningRate> learning_rate_;
+  Schedule schedule_;
   topology::Mixing mixing_;
   LocalStep local_;
   std::unique_ptr<compression::Compressor> encoding_;

@@ -5,23 +5,27 @@
 #include <string>
 
 #include "algorithms/protocols/local_step.hpp"
+#include "algorithms/protocols/message_compressor.hpp"
 #include "common/error.hpp"
+#include "common/spec.hpp"
 
 namespace sgdsim::protocols {
 namespace {
-// The silence signal is one zero byte. Every encoding of a non-empty vector carries at least a 32-bit value, so a
-// one-byte message can only be this signal; encode() is checked to keep that true.
+// The silence signal is one zero byte. Every encoding of a non-empty vector carries at least a 32-bit value,
+// so a one-byte message can only be this signal; encode() is checked to keep that true.
 constexpr std::uint8_t silence_byte = 0;
 }  // namespace
 
-Gossip::Gossip(const Environment& environment, const topology::Mixing& mixing,
-               std::unique_ptr<compression::Compressor> compressor, Silence silence, bool verify_copies)
+Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
     : environment_(environment),
-      mixing_(mixing),
-      compressor_(std::move(compressor)),
+      mixing_(topology::make_mixing(*environment.topology,
+                                    spec.choice("weights", {"metropolis", "uniform"}, "metropolis"))),
+      gamma_(spec.number("consensus_step", std::nullopt, 0.0, 1.0)),
       silence_(silence),
       dimension_(environment.model->dimension()),
       difference_(dimension_) {
+  compressor_ = make_message_compressor(spec, "compressor", dimension_, true);
+  const bool verify_copies = spec.boolean("verify_copies", false);
   const std::size_t n = environment.topology->nodes;
   nodes_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -86,8 +90,10 @@ void Gossip::fire(std::size_t i, std::span<const float> target, sim::Port& port)
 
 void Gossip::stay_silent(std::size_t i, sim::Port& port) {
   for (std::size_t j : environment_.topology->neighbors[i]) {
-    if (silence_ == Silence::free) port.send_silence(j);
-    else port.send(j, sim::Bytes{silence_byte});
+    if (silence_ == Silence::free)
+      port.send_silence(j);
+    else
+      port.send(j, sim::Bytes{silence_byte});
   }
 }
 
@@ -105,9 +111,9 @@ void Gossip::gather(std::size_t i, sim::Port& port) {
   port.wait_sends();
 }
 
-void Gossip::consensus(std::size_t i, double gamma) {
+void Gossip::consensus(std::size_t i) {
   Node& node = nodes_[i];
-  const auto g = static_cast<float>(gamma);
+  const auto g = static_cast<float>(gamma_);
   for (std::size_t c = 0; c < dimension_; ++c) node.x[c] += g * (node.mixed[c] - node.copy[c]);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Compressed gossip with public copies (CHOCO-SGD's memory trick), shared by CHOCO-SGD and SPARQ-SGD.
-// Per node: the model x_i, its public copy x̂_i (identical at every holder), and m_i = Σ_{j ∈ N_i ∪ {i}} w_ij x̂_j,
-// so the state is three vectors whatever the degree. Copies only ever change by *decoded* messages.
+// Per node: the model x_i, its public copy x̂_i (identical at every holder), and m_i = Σ_{j ∈ N_i ∪ {i}} w_ij
+// x̂_j, so the state is three vectors whatever the degree. Copies only ever change by *decoded* messages.
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -12,9 +12,9 @@
 
 namespace sgdsim::protocols {
 
-// How a node that does not fire tells its neighbours (SPARQ). `signal`: a real 1-byte message (plus header), so
-// receivers need no oracle, as in a deployment. `free`: nothing is sent and neighbours know by fiat (zero bits,
-// zero time), the idealisation behind the paper's bit counts.
+// How a node that does not fire tells its neighbours (SPARQ). `signal`: a real 1-byte message (plus header),
+// so receivers need no oracle, as in a deployment. `free`: nothing is sent and neighbours know by fiat (zero
+// bits, zero time), the idealisation behind the paper's bit counts.
 enum class Silence { signal, free };
 
 class Gossip {
@@ -25,10 +25,10 @@ class Gossip {
     NodeStats stats;
   };
 
-  // `verify_copies`: also keep every neighbour's copy explicitly and check at finish() that all holders agree
-  // and that m_i equals Σ w_ij x̂_j (a test aid; costs degree·d floats per node).
-  Gossip(const Environment& environment, const topology::Mixing& mixing,
-         std::unique_ptr<compression::Compressor> compressor, Silence silence, bool verify_copies);
+  // Reads the keys compressed gossip shares: `weights`, `consensus_step` (γ), `compressor` and
+  // `verify_copies` (also keep every neighbour's copy explicitly and check at verify() that all holders agree
+  // and that m_i equals Σ w_ij x̂_j; a test aid costing degree·d floats per node).
+  Gossip(Spec& spec, const Environment& environment, Silence silence);
 
   Node& node(std::size_t i) { return nodes_[i]; }
   // Node i fires: q = C(target - x̂_i) is encoded, sent to every neighbour and applied to x̂_i and m_i.
@@ -38,7 +38,7 @@ class Gossip {
   // Receives one message (or silence) from every neighbour and applies it to m_i; then awaits own sends.
   void gather(std::size_t i, sim::Port& port);
   // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i).
-  void consensus(std::size_t i, double gamma);
+  void consensus(std::size_t i);
   // Copy consistency check (when enabled). Throws std::logic_error on any disagreement.
   void verify() const;
   std::size_t dimension() const { return dimension_; }
@@ -47,13 +47,15 @@ class Gossip {
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);
 
   const Environment& environment_;
-  const topology::Mixing& mixing_;
+  topology::Mixing mixing_;
+  double gamma_;
   std::unique_ptr<compression::Compressor> compressor_;
   Silence silence_;
   std::size_t dimension_;
   std::vector<Node> nodes_;
   std::vector<float> difference_;  // shared scratch (see LocalStep)
-  std::vector<std::vector<std::vector<float>>> held_;  // verify_copies: held_[i][k] = copy of neighbours[i][k]
+  std::vector<std::vector<std::vector<float>>>
+      held_;  // verify_copies: held_[i][k] = copy of neighbours[i][k]
 };
 
 }  // namespace sgdsim::protocols

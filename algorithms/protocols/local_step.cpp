@@ -2,7 +2,12 @@
 
 #include <stdexcept>
 
+#include "common/spec.hpp"
+
 namespace sgdsim::protocols {
+
+Schedule::Schedule(Spec& spec)
+    : steps(spec.integer("steps", std::nullopt, 1)), learning_rate(learning::make_learning_rate(spec)) {}
 
 LocalStep::LocalStep(const Environment& environment)
     : environment_(environment),
@@ -11,7 +16,9 @@ LocalStep::LocalStep(const Environment& environment)
       batch_(environment.batch_size),
       gradient_(dimension_) {}
 
-Rng LocalStep::batch_stream(std::size_t node) const { return Rng::stream(environment_.seed, node, Purpose::batch); }
+Rng LocalStep::batch_stream(std::size_t node) const {
+  return Rng::stream(environment_.seed, node, Purpose::batch);
+}
 
 std::span<const float> LocalStep::gradient(std::size_t node, std::span<const float> x, Rng& batches,
                                            sim::Port& port) {

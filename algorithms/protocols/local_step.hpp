@@ -12,6 +12,14 @@
 
 namespace sgdsim::protocols {
 
+// How long a protocol runs and at which rate: the `steps` and `lr` keys every protocol has.
+struct Schedule {
+  explicit Schedule(Spec& spec);
+  std::int64_t steps;
+  std::unique_ptr<learning::LearningRate> learning_rate;
+  double at(std::int64_t t) const { return learning_rate->at(t); }
+};
+
 class LocalStep {
  public:
   explicit LocalStep(const Environment& environment);

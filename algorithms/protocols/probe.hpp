@@ -12,10 +12,10 @@ struct NodeStats {
   std::uint64_t payload_bytes = 0;  // encoded bytes sent (all messages, all destinations)
   std::uint64_t wire_bytes = 0;     // payload plus header_bytes per message
   std::uint64_t messages = 0;
-  std::uint64_t triggers = 0;       // event firings (SPARQ); stays 0 for protocols without a trigger
-  double compression_error = 0;     // sum over compressed vectors of ||C(v) - v||^2 / ||v||^2
-  std::uint64_t compressions = 0;   // how many vectors that sum covers
-  double time = 0;                  // simulated seconds
+  std::uint64_t triggers = 0;      // event firings (SPARQ); stays 0 for protocols without a trigger
+  double compression_error = 0;    // sum over compressed vectors of ||C(v) - v||^2 / ||v||^2
+  std::uint64_t compressions = 0;  // how many vectors that sum covers
+  double time = 0;                 // simulated seconds
 };
 
 class Probe {
@@ -23,7 +23,8 @@ class Probe {
   virtual ~Probe() = default;
   // True when `step` (completed steps, 0 = initial model) is an evaluation step.
   virtual bool wants(std::int64_t step) const = 0;
-  virtual void observe(std::int64_t step, std::size_t node, std::span<const float> model, const NodeStats& stats) = 0;
+  virtual void observe(std::int64_t step, std::size_t node, std::span<const float> model,
+                       const NodeStats& stats) = 0;
 };
 
 }  // namespace sgdsim::protocols

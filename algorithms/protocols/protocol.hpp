@@ -1,6 +1,7 @@
 #pragma once
 // A protocol is the per-node loop of a paper's pseudo-code. It sees its node's state, a compressor, the model
-// and data, and a transport Port; never SimGrid. `run(node, port)` is called once per node, as that node's actor.
+// and data, and a transport Port; never SimGrid. `run(node, port)` is called once per node, as that node's
+// actor.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

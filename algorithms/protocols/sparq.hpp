@@ -1,6 +1,4 @@
 #pragma once
-#include <memory>
-
 #include "algorithms/protocols/gossip.hpp"
 #include "algorithms/protocols/local_step.hpp"
 #include "algorithms/protocols/protocol.hpp"
@@ -15,18 +13,15 @@ class Sparq : public Protocol {
  public:
   Sparq(Spec& spec, const Environment& environment);
   void run(std::size_t node, sim::Port& port) override;
-  void finish() override { gossip_->verify(); }
+  void finish() override { gossip_.verify(); }
 
  private:
   const Environment& environment_;
-  std::int64_t steps_;
-  std::unique_ptr<learning::LearningRate> learning_rate_;
-  double gamma_;
+  Schedule schedule_;
   std::int64_t local_steps_;
-  std::unique_ptr<Trigger> trigger_;
-  topology::Mixing mixing_;
+  Trigger trigger_;
   LocalStep local_;
-  std::unique_ptr<Gossip> gossip_;
+  Gossip gossip_;
 };
 
 }  // namespace sgdsim::protocols

@@ -23,9 +23,12 @@ Trigger::Trigger(Spec& spec) {
 double Trigger::threshold(std::int64_t step) const {
   const auto t = static_cast<double>(step);
   switch (schedule_) {
-    case Schedule::poly: return c0_ * std::pow(t, 1.0 - epsilon_);
-    case Schedule::step: return c0_ + increment_ * std::floor(t / static_cast<double>(every_));
-    case Schedule::constant: break;
+    case Schedule::poly:
+      return c0_ * std::pow(t, 1.0 - epsilon_);
+    case Schedule::step:
+      return c0_ + increment_ * std::floor(t / static_cast<double>(every_));
+    case Schedule::constant:
+      break;
   }
   return c0_;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // SPARQ-SGD's event trigger: node i sends at a synchronization index only if ||x_half − x̂_i||² > c_t · η_t².
-// Threshold schedules c_t: constant c0; poly c0·t^(1−ε) (strongly convex analysis); step c0 + increment·⌊t/every⌋.
+// Threshold schedules c_t: constant c0; poly c0·t^(1−ε) (strongly convex analysis); step c0 +
+// increment·⌊t/every⌋.
 #include <cstdint>
 
 namespace sgdsim {

@@ -39,8 +39,8 @@ TEST_CASE("spec errors name the path, the expectation and the value found") {
   json doc = json::parse(R"({"levels": -3, "kind": "qsdg", "rate": "fast"})");
   json resolved;
   Spec spec(doc, "f.json", "$.x", resolved);
-  CHECK_THROWS_WITH(spec.integer("levels", 4, 1, 64), Catch::Contains("f.json: $.x.levels") &&
-                                                          Catch::Contains("found the number -3"));
+  CHECK_THROWS_WITH(spec.integer("levels", 4, 1, 64),
+                    Catch::Contains("f.json: $.x.levels") && Catch::Contains("found the number -3"));
   CHECK_THROWS_WITH(spec.choice("kind", {"qsgd", "nuqsgd"}), Catch::Contains("did you mean \"qsgd\""));
   CHECK_THROWS_WITH(spec.bandwidth("rate"), Catch::Contains("$.x.rate"));
   CHECK_THROWS_WITH(spec.string("missing"), Catch::Contains("the key is required"));

@@ -1,7 +1,7 @@
 #pragma once
-// Runs a protocol's nodes without SimGrid: one thread per node, but only one runs at a time and control passes
-// only inside receive(), exactly the interleaving guarantee that protocols rely on under SimGrid. No simulated
-// time; byte counters only. Lets protocol logic be tested in-process.
+// Runs a protocol's nodes without SimGrid: one thread per node, but only one runs at a time and control
+// passes only inside receive(), exactly the interleaving guarantee that protocols rely on under SimGrid. No
+// simulated time; byte counters only. Lets protocol logic be tested in-process.
 #include <condition_variable>
 #include <deque>
 #include <exception>

@@ -13,17 +13,27 @@ namespace {
 
 json logistic_ring(std::size_t nodes, std::int64_t steps) {
   return {{"seed", 3},
-          {"network", {{"topology", {{"kind", "ring"}, {"nodes", nodes}}}, {"link", {{"bandwidth", "100Mbps"}, {"latency", "500us"}}}}},
-          {"data", {{"dataset", "synthetic"}, {"kind", "logistic"}, {"samples", 800}, {"features", 20}, {"batch_size", 8}}},
+          {"network",
+           {{"topology", {{"kind", "ring"}, {"nodes", nodes}}},
+            {"link", {{"bandwidth", "100Mbps"}, {"latency", "500us"}}}}},
+          {"data",
+           {{"dataset", "synthetic"},
+            {"kind", "logistic"},
+            {"samples", 800},
+            {"features", 20},
+            {"batch_size", 8}}},
           {"model", {{"kind", "logistic"}, {"l2", 0.01}}},
           {"eval", {{"every", 20}}},
           {"algorithm", {{"kind", "dpsgd"}, {"steps", steps}, {"lr", 0.2}}}};
 }
 
 json sparq(double c0, int local_steps, double gamma, json compressor) {
-  return {{"kind", "sparq"},          {"steps", 100},
-          {"lr", 0.2},                {"consensus_step", gamma},
-          {"local_steps", local_steps}, {"trigger", {{"schedule", "constant"}, {"c0", c0}}},
+  return {{"kind", "sparq"},
+          {"steps", 100},
+          {"lr", 0.2},
+          {"consensus_step", gamma},
+          {"local_steps", local_steps},
+          {"trigger", {{"schedule", "constant"}, {"c0", c0}}},
           {"compressor", compressor}};
 }
 
@@ -68,8 +78,8 @@ TEST_CASE("sparq with H=1 and c=0 is CHOCO-SGD (compress-first order)") {
   json scenario = logistic_ring(8, 100);
   scenario["algorithm"] = sparq(0.0, 1, 0.3, compressor);
   const Run reduced = run_scenario(scenario, "reduction-sparq-choco");
-  scenario["algorithm"] = {{"kind", "choco"}, {"steps", 100}, {"lr", 0.2}, {"consensus_step", 0.3},
-                           {"compressor", compressor}};
+  scenario["algorithm"] = {
+      {"kind", "choco"}, {"steps", 100}, {"lr", 0.2}, {"consensus_step", 0.3}, {"compressor", compressor}};
   const Run choco = run_scenario(scenario, "reduction-choco");
   REQUIRE(reduced.exit_code == 0);
   REQUIRE(choco.exit_code == 0);
@@ -125,8 +135,11 @@ TEST_CASE("on a strongly convex problem CHOCO and SPARQ approach D-PSGD's subopt
   scenario["eval"]["every"] = 600;
   scenario["algorithm"]["lr"] = {{"schedule", "inverse_time"}, {"value", 0.5}, {"t0", 100}};
   const Run dpsgd = run_scenario(scenario, "convex-dpsgd");
-  scenario["algorithm"] = {{"kind", "choco"}, {"steps", 600}, {"lr", scenario["algorithm"]["lr"]},
-                           {"consensus_step", 0.3}, {"compressor", {{"kind", "qsgd"}, {"levels", 16}}}};
+  scenario["algorithm"] = {{"kind", "choco"},
+                           {"steps", 600},
+                           {"lr", scenario["algorithm"]["lr"]},
+                           {"consensus_step", 0.3},
+                           {"compressor", {{"kind", "qsgd"}, {"levels", 16}}}};
   const Run choco = run_scenario(scenario, "convex-choco");
   scenario["algorithm"]["kind"] = "sparq";
   scenario["algorithm"]["local_steps"] = 2;

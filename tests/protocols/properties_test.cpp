@@ -84,10 +84,14 @@ void check_average_preservation(const json& algorithm) {
 
 TEST_CASE("choco preserves the average for any compressor, in both orders") {
   for (const char* order : {"compress_first", "consensus_first"}) {
-    for (json compressor : {json{{"kind", "qsgd"}, {"levels", 4}, {"bucket", 4}}, json{{"kind", "topk"}, {"k", 2}},
-                            json{{"kind", "sign"}}}) {
-      check_average_preservation({{"kind", "choco"}, {"steps", 40}, {"lr", 0.05}, {"consensus_step", 0.3},
-                                  {"order", order}, {"compressor", compressor}});
+    for (json compressor : {json{{"kind", "qsgd"}, {"levels", 4}, {"bucket", 4}},
+                            json{{"kind", "topk"}, {"k", 2}}, json{{"kind", "sign"}}}) {
+      check_average_preservation({{"kind", "choco"},
+                                  {"steps", 40},
+                                  {"lr", 0.05},
+                                  {"consensus_step", 0.3},
+                                  {"order", order},
+                                  {"compressor", compressor}});
     }
   }
 }
@@ -95,8 +99,12 @@ TEST_CASE("choco preserves the average for any compressor, in both orders") {
 TEST_CASE("sparq preserves the average for any trigger pattern and number of local steps") {
   for (int h : {1, 3}) {
     for (double c0 : {0.0, 5.0, 1e6}) {
-      check_average_preservation({{"kind", "sparq"}, {"steps", 40}, {"lr", 0.05}, {"consensus_step", 0.4},
-                                  {"local_steps", h}, {"trigger", {{"schedule", "constant"}, {"c0", c0}}},
+      check_average_preservation({{"kind", "sparq"},
+                                  {"steps", 40},
+                                  {"lr", 0.05},
+                                  {"consensus_step", 0.4},
+                                  {"local_steps", h},
+                                  {"trigger", {{"schedule", "constant"}, {"c0", c0}}},
                                   {"compressor", {{"kind", "qsgd"}, {"levels", 2}, {"bucket", 3}}}});
     }
   }

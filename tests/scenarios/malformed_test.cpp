@@ -1,6 +1,6 @@
-// Every file in tests/scenarios/malformed/ is a bad scenario whose first line names, after "// expect:", the JSON
-// path (or position) the error message must contain. Each must give exit code 2, name the file and that place,
-// and leave no output behind.
+// Every file in tests/scenarios/malformed/ is a bad scenario whose first line names, after "// expect:", the
+// JSON path (or position) the error message must contain. Each must give exit code 2, name the file and that
+// place, and leave no output behind.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -22,7 +22,8 @@ TEST_CASE("malformed scenarios give exit 2, a message naming the place, and no o
     REQUIRE(text.rfind(marker, 0) == 0);
     const std::string expected = text.substr(marker.size(), text.find('\n') - marker.size());
     const fs::path out = temporary_folder("malformed") / "out";
-    for (const std::string command : {"run -q " + file.string() + " -o " + out.string(), "validate " + file.string()}) {
+    for (const std::string command :
+         {"run -q " + file.string() + " -o " + out.string(), "validate " + file.string()}) {
       const CommandResult result = run_command(std::string(SGDSIM_BINARY) + " " + command);
       INFO(file.filename().string() << ": " << command << "\n" << result.output);
       CHECK(result.exit_code == 2);

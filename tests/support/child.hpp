@@ -12,9 +12,9 @@
 namespace sgdsim::testing {
 
 struct ChildResult {
-  int exit_code = -1;   // -1 when killed by a signal
-  std::string output;   // what the child's function returned
-  std::string error;    // what.() of an exception in the child, if any
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string output;  // what the child's function returned
+  std::string error;   // what.() of an exception in the child, if any
 };
 
 inline ChildResult in_child(const std::function<std::string()>& body) {

@@ -1,5 +1,6 @@
 #pragma once
-// Running `sgdsim run` as a child process on a scenario written to a temporary folder, and reading its outputs.
+// Running `sgdsim run` as a child process on a scenario written to a temporary folder, and reading its
+// outputs.
 #include <unistd.h>
 
 #include <filesystem>
@@ -36,7 +37,9 @@ inline std::string read_text(const std::filesystem::path& path) {
 struct Trace {
   std::vector<std::string> columns;
   std::vector<std::map<std::string, std::string>> rows;
-  double number(std::size_t row, const std::string& column) const { return std::stod(rows.at(row).at(column)); }
+  double number(std::size_t row, const std::string& column) const {
+    return std::stod(rows.at(row).at(column));
+  }
 };
 
 inline Trace parse_trace(const std::string& text) {
@@ -56,7 +59,8 @@ inline Trace parse_trace(const std::string& text) {
   while (std::getline(in, line)) {
     auto cells = split(line);
     std::map<std::string, std::string> row;
-    for (std::size_t i = 0; i < trace.columns.size(); ++i) row[trace.columns[i]] = i < cells.size() ? cells[i] : "";
+    for (std::size_t i = 0; i < trace.columns.size(); ++i)
+      row[trace.columns[i]] = i < cells.size() ? cells[i] : "";
     trace.rows.push_back(row);
   }
   return trace;
@@ -72,7 +76,8 @@ struct Run {
 };
 
 // Writes `scenario` to a file and runs `sgdsim run` on it; reads the outputs when the run succeeded.
-inline Run run_scenario(const nlohmann::json& scenario, const std::string& label, const std::string& extra = "") {
+inline Run run_scenario(const nlohmann::json& scenario, const std::string& label,
+                        const std::string& extra = "") {
   const auto folder = temporary_folder(label);
   {
     std::ofstream out(folder / "scenario.json");
@@ -80,8 +85,9 @@ inline Run run_scenario(const nlohmann::json& scenario, const std::string& label
   }
   Run run;
   run.directory = folder / "out";
-  const auto result = run_command(std::string(SGDSIM_BINARY) + " run -q " + (folder / "scenario.json").string() +
-                                  " -o " + run.directory.string() + " " + extra);
+  const auto result =
+      run_command(std::string(SGDSIM_BINARY) + " run -q " + (folder / "scenario.json").string() + " -o " +
+                  run.directory.string() + " " + extra);
   run.exit_code = result.exit_code;
   run.output = result.output;
   if (run.exit_code == 0) {
