@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Regenerate one bundled study (its sweeps, figures and tables) with one command:
+#
+#   scenarios/studies/run.sh STUDY OUTDIR [JOBS]      STUDY: nuqsgd | sparq | bandwidth | all   JOBS: default 2
+#
+# Sweeps go to OUTDIR/<sweep name>/ (resumable: rerun the same command after an interruption), figures to
+# OUTDIR/figures/*.png (each with its .gp script and .dat data), tables to OUTDIR/tables/*.md. docs/results.md
+# shows copies of these figures and tables. The simulator is $SGDSIM (default: build/sgdsim of this repository);
+# the plots need gnuplot, the tables python3 (standard library only).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+sgdsim=${SGDSIM:-$root/build/sgdsim}
+analyze="python3 $here/analyze.py"
+
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+  sed -n '2,9p' "$0" >&2
+  exit 2
+fi
+study=$1
+out=$2
+jobs=${3:-2}
+[[ -x $sgdsim ]] || { echo "run.sh: no simulator at $sgdsim (build it, or set SGDSIM)" >&2; exit 2; }
+mkdir -p "$out/figures" "$out/tables"
+figs=$out/figures
+tables=$out/tables
+
+sweep() { # STUDY FILE: run (or resume) one sweep into OUTDIR/STUDY-<file name without .sweep.json>
+  local file=$2 name
+  name=$1-$(basename "$file" .sweep.json)
+  echo "== sweep $name" >&2
+  local start=$SECONDS
+  "$sgdsim" sweep "$file" -o "$out/$name" -j "$jobs"
+  echo "== sweep $name: $((SECONDS - start)) s" >&2
+}
+
+shrink() { # FIG: re-render a figure of sgdsim plot at a smaller size when it exceeds 100 KB
+  local fig=$1
+  if [[ $(stat -c %s "$fig") -gt 100000 ]]; then
+    sed -i 's/size 1000,650/size 820,530/' "${fig%.png}.gp"
+    (cd "$(dirname "$fig")" && gnuplot "$(basename "${fig%.png}.gp")")
+  fi
+}
+
+plot() { # FIG ARGS...: sgdsim plot into FIG
+  local fig=$1
+  shift
+  "$sgdsim" plot "$@" -o "$fig"
+  shrink "$fig"
+}
+
+run_nuqsgd() {
+  local s=$here/nuqsgd w4=$out/nuqsgd-workers4 w8=$out/nuqsgd-workers8
+  sweep nuqsgd "$s/workers4.sweep.json"
+  sweep nuqsgd "$s/workers8.sweep.json"
+  $analyze curve "$w4" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
+    --title "Compression error along training, 4 workers, bucket 8192" -o "$figs/nuqsgd-w4-b8192-error.png"
+  $analyze curve "$w4" --y compression_error --only 'b512' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
+    --title "Compression error along training, 4 workers, bucket 512" -o "$figs/nuqsgd-w4-b512-error.png"
+  $analyze curve "$w8" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
+    --title "Compression error along training, 8 workers, bucket 8192" -o "$figs/nuqsgd-w8-b8192-error.png"
+  plot "$figs/nuqsgd-w4-loss-step.png" "$w4" --x step --title "Training loss, 4 workers (MLP, Fashion-MNIST)"
+  plot "$figs/nuqsgd-w8-loss-step.png" "$w8" --x step --title "Training loss, 8 workers (MLP, Fashion-MNIST)"
+  plot "$figs/nuqsgd-w4-loss-bits.png" "$w4" --x bits --title "Training loss vs bits, 4 workers"
+  plot "$figs/nuqsgd-w8-loss-bits.png" "$w8" --x bits --title "Training loss vs bits, 8 workers"
+  $analyze final "$w4" "$w8" --dimension 101770 -o "$tables/nuqsgd-final.md"
+  $analyze target "$w4" "$w8" --target 0.55 --target 0.5 -o "$tables/nuqsgd-target.md"
+}
+
+run_sparq() {
+  local s=$here/sparq d=$out/sparq model topo
+  for model in softmax mlp; do
+    for topo in ring8 ring16 torus4x4; do
+      sweep sparq "$s/$model-$topo.sweep.json"
+      plot "$figs/sparq-$model-$topo-loss-bits.png" "$d-$model-$topo" --x bits \
+        --title "$model, $topo: training loss vs bits"
+    done
+    plot "$figs/sparq-$model-ring16-loss-step.png" "$d-$model-ring16" --x step \
+      --title "$model, ring16: training loss vs steps"
+    plot "$figs/sparq-$model-ring16-accuracy-bits.png" "$d-$model-ring16" --x bits --y accuracy \
+      --title "$model, ring16: test accuracy vs bits"
+    $analyze final "$d-$model-ring8" "$d-$model-ring16" "$d-$model-torus4x4" -o "$tables/sparq-$model-final.md"
+  done
+  $analyze target "$d"-softmax-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-softmax-target.md"
+  $analyze target "$d"-mlp-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-mlp-target.md"
+  sweep sparq "$s/softmax-ring16-iid.sweep.json"
+  plot "$figs/sparq-softmax-ring16-iid-loss-step.png" "$d-softmax-ring16-iid" --x step \
+    --title "softmax, ring16, iid data: training loss vs steps"
+  $analyze final "$d-softmax-ring16-iid" -o "$tables/sparq-softmax-iid-final.md"
+}
+
+run_bandwidth() {
+  local s=$here/bandwidth topo target=0.9
+  for topo in ring16 torus4x4 rr16; do
+    sweep bandwidth "$s/$topo.sweep.json"
+    "$sgdsim" plot "$out/bandwidth-$topo" --x bandwidth --y time-to-target --target $target \
+      --title "$topo: simulated time to training loss $target vs link bandwidth" -o "$figs/bandwidth-$topo.png"
+    # Dashed lines mark where a compressed method and its uncompressed counterpart take equal time.
+    $analyze crossover "$out/bandwidth-$topo" --target $target --pair choco dpsgd --pair sparq dpsgd \
+      --pair allgather-nuqsgd4 allgather-fp32 --pair sparq choco --gp "$figs/bandwidth-$topo.gp" \
+      -o "$tables/bandwidth-$topo.md"
+    shrink "$figs/bandwidth-$topo.png"
+  done
+}
+
+start=$SECONDS
+case $study in
+  nuqsgd) run_nuqsgd ;;
+  sparq) run_sparq ;;
+  bandwidth) run_bandwidth ;;
+  all) run_nuqsgd; run_sparq; run_bandwidth ;;
+  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, all)" >&2; exit 2 ;;
+esac
+echo "run.sh: $study done in $((SECONDS - start)) s; figures in $figs, tables in $tables" >&2
