@@ -5,7 +5,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-graph-dev nlohmann-json3-dev catch2 libeigen3-dev zlib1g-dev
   libbenchmark-dev libcli11-dev libfmt-dev
-  gnuplot-nox dataset-fashion-mnist
+  gnuplot-nox dataset-fashion-mnist python3-jsonschema
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,672 @@
+// Keeps scenarios/scenario.schema.json in step with the loader. Representative scenarios (every topology,
+// algorithm, compressor, data set, model, schedule and partition) go through `sgdsim validate`; both the
+// input and the resolved scenario (every default filled in) must satisfy the schema, the loader's defaults
+// must be the schema's, every schema key must occur in some case, no object may accept an unknown key, and
+// every choice the loader offers must be a schema enum. Keys of another kind (levels on topk, ...) and
+// malformed scenarios whose fault is visible without the data must be rejected by both. Validation is
+// Python's jsonschema (Debian python3-jsonschema) through tests/scenarios/schema_check.py.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/error.hpp"
+#include "common/spec.hpp"
+#include "tests/support/runs.hpp"
+
+using namespace sgdsim::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path source_dir = SGDSIM_SOURCE_DIR;
+const fs::path schema_path = source_dir / "scenarios/scenario.schema.json";
+
+// A temporary folder removed at the end of the test case.
+struct Scratch {
+  fs::path path;
+  explicit Scratch(const std::string& label) : path(temporary_folder(label)) {}
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string quote(const fs::path& path) {
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
+  std::string quoted = "'";
+  quoted += path.string();
+  quoted += "'";
+  return quoted;
+}
+
+// Runs schema_check.py on a manifest; returns its report.
+json check(const json& manifest, const fs::path& folder) {
+  json full = manifest;
+  full["schema"] = schema_path.string();
+  write_text(folder / "manifest.json", full.dump());
+  const CommandResult result =
+      run_command("(python3 " + quote(source_dir / "tests/scenarios/schema_check.py") + " " +
+                  quote(folder / "manifest.json") + " > " + quote(folder / "report.json") + ")");
+  INFO("schema_check.py: " << result.output);
+  REQUIRE(result.exit_code == 0);
+  return json::parse(read_text(folder / "report.json"));
+}
+
+// A small valid scenario; each case edits it by JSON pointer.
+json base() {
+  return json::parse(R"({
+    "network": {"topology": {"kind": "ring", "nodes": 4}},
+    "data": {"dataset": "synthetic", "samples": 200, "features": 5},
+    "model": {"kind": "logistic"},
+    "algorithm": {"kind": "dpsgd", "steps": 10, "lr": 0.1}
+  })");
+}
+
+json edit(json scenario, const std::vector<std::pair<std::string, json>>& changes) {
+  for (const auto& [pointer, value] : changes) scenario[json::json_pointer(pointer)] = value;
+  return scenario;
+}
+
+json gossip(const std::string& kind, const json& compressor, const json& extra = json::object()) {
+  json algorithm = {
+      {"kind", kind}, {"steps", 10}, {"lr", 0.1}, {"consensus_step", 0.5}, {"compressor", compressor}};
+  algorithm.update(extra);
+  return algorithm;
+}
+
+struct Case {
+  std::string label;
+  json scenario;
+};
+
+std::vector<Case> representative_cases() {
+  auto parse = [](const char* text) { return json::parse(text); };
+  return {
+      {"minimal", base()},
+      {"root_keys", edit(base(), {{"/name", "all-root-keys"},
+                                  {"/seed", 7},
+                                  {"/compute", parse(R"({"host_speed": "2.5Gflops"})")},
+                                  {"/eval", parse(R"({"every": 5, "train_subset": 50})")},
+                                  {"/network/link", parse(R"({"bandwidth": "10MBps", "latency": 0})")},
+                                  {"/network/model", "tcp"},
+                                  {"/network/header_bytes", 40}})},
+      {"links", edit(base(), {{"/compute/host_speed", 5e9},
+                              {"/network/link", parse(R"({"bandwidth": 1.25e7, "latency": 0.001})")},
+                              {"/network/heterogeneity", parse(R"({"bandwidth": 0.5, "latency": 0.3})")},
+                              {"/network/overrides", parse(R"([{"edge": [0, 1], "bandwidth": "1Gbps"},
+                                                      {"node": 2, "latency": "2ms"},
+                                                      {"edge": [3, 0], "bandwidth": "1KiBps", "latency": "0s"}])")}})},
+      {"torus2", edit(base(), {{"/network/topology", parse(R"({"kind": "torus", "dims": [3, 3]})")}})},
+      {"torus3", edit(base(), {{"/network/topology", parse(R"({"kind": "torus", "dims": [2, 2, 2]})")}})},
+      {"erdos_renyi",
+       edit(base(), {{"/network/topology", parse(R"({"kind": "erdos_renyi", "nodes": 8, "p": 0.6})")}})},
+      {"random_regular", edit(base(), {{"/network/topology",
+                                        parse(R"({"kind": "random_regular", "nodes": 8, "degree": 3})")}})},
+      {"complete", edit(base(), {{"/network/topology", parse(R"({"kind": "complete", "nodes": 5})")}})},
+      {"complete_single",
+       edit(base(), {{"/network/topology", parse(R"({"kind": "complete", "nodes": 1})")},
+                     {"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1})")}})},
+      {"star", edit(base(), {{"/network/topology", parse(R"({"kind": "star", "nodes": 5})")}})},
+      {"hypercube", edit(base(), {{"/network/topology", parse(R"({"kind": "hypercube", "dim": 3})")}})},
+      {"edges", edit(base(), {{"/network/topology", parse(R"({"kind": "edges", "path": "edges.txt"})")}})},
+      {"edges_nodes",
+       edit(base(), {{"/network/topology", parse(R"({"kind": "edges", "path": "edges.txt", "nodes": 5})")}})},
+      {"dpsgd_uniform",
+       edit(base(), {{"/algorithm/weights", "uniform"},
+                     {"/algorithm/lr", parse(R"({"schedule": "constant", "value": 0.1})")}})},
+      {"choco_qsgd",
+       edit(base(), {{"/algorithm", gossip("choco", {{"kind", "qsgd"}},
+                                           parse(R"({"order": "consensus_first", "verify_copies": true,
+                                                     "weights": "metropolis",
+                                                     "lr": {"schedule": "inverse_time", "value": 0.2, "t0": 50,
+                                                            "warmup": 3}})"))}})},
+      {"choco_qsgd_fixed",
+       edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "qsgd", "levels": 4, "coding": "fixed",
+                                                              "bucket": 0, "scale": "contractive"})"))}})},
+      {"choco_qsgdinf",
+       edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "qsgdinf", "elias": "gamma"})"))}})},
+      {"choco_nuqsgd",
+       edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "nuqsgd", "ratio": 0.6, "levels": 5,
+                                                              "table": "paper"})"))}})},
+      {"choco_nuqsgd_code",
+       edit(base(),
+            {{"/algorithm", gossip("choco", parse(R"({"kind": "nuqsgd", "table": "code", "bits": 3})"))}})},
+      {"choco_qsgd_code",
+       edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "qsgd", "table": "code", "bits": 2,
+                                                              "coding": "fixed", "bucket": 2})"))}})},
+      {"choco_topk",
+       edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "topk", "k": 2})"),
+                                           parse(R"({"lr": {"schedule": "step", "value": 0.1, "factor": 0.5,
+                                                            "every": 5}})"))}})},
+      {"choco_randk",
+       edit(base(), {{"/algorithm",
+                      gossip("choco", parse(R"({"kind": "randk", "fraction": 0.4, "elias": "gamma"})"))}})},
+      {"choco_sign",
+       edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "sign", "bucket": 2})"))}})},
+      {"choco_none", edit(base(), {{"/algorithm", gossip("choco", parse(R"({"kind": "none"})"))}})},
+      {"sparq_topk_qsgd",
+       edit(base(),
+            {{"/algorithm",
+              gossip("sparq", parse(R"({"kind": "compose", "stages": [{"kind": "topk", "fraction": 0.5},
+                                                                     {"kind": "qsgd", "levels": 4}]})"),
+                     parse(R"({"trigger": {"schedule": "constant", "c0": 1}, "local_steps": 2,
+                                       "silence": "free", "weights": "uniform", "verify_copies": true})"))}})},
+      {"sparq_randk_sign",
+       edit(base(),
+            {{"/algorithm",
+              gossip("sparq",
+                     parse(R"({"kind": "compose", "stages": [{"kind": "randk", "k": 2, "elias": "gamma"},
+                                                                     {"kind": "sign"}]})"),
+                     parse(R"({"trigger": {"schedule": "poly", "c0": 2, "epsilon": 0.3}})"))}})},
+      {"sparq_topk_nuqsgd_code",
+       edit(
+           base(),
+           {{"/algorithm",
+             gossip("sparq", parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3},
+                                       {"kind": "nuqsgd", "table": "code", "bits": 2, "scale": "contractive"}]})"),
+                    parse(R"({"trigger": {"schedule": "step", "c0": 1, "increment": 0.5, "every": 4}})"))}})},
+      {"sparq_topk_none",
+       edit(base(),
+            {{"/algorithm", gossip("sparq", parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3},
+                                                                                          {"kind": "none"}]})"))}})},
+      {"data_parallel_server",
+       edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
+                                              "collective": "parameter_server", "server": 1, "error_feedback": true,
+                                              "compressor": {"kind": "qsgd", "levels": 2},
+                                              "server_compressor": {"kind": "sign"}})")}})},
+      {"data_parallel_server_defaults",
+       edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
+                                              "collective": "parameter_server"})")}})},
+      {"data_parallel_allgather",
+       edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
+                                              "collective": "allgather",
+                                              "compressor": {"kind": "qsgd", "scale": "contractive"}})")}})},
+      {"synthetic_linear",
+       edit(base(),
+            {{"/data", parse(R"({"dataset": "synthetic", "kind": "linear", "samples": 100, "features": 3,
+                                         "noise": 0.5, "test_samples": 0, "partition": "label_sorted",
+                                         "batch_size": 8})")},
+             {"/model", parse(R"({"kind": "linear", "l2": 0.01})")}})},
+      {"softmax_dirichlet",
+       edit(base(), {{"/data/partition", parse(R"({"kind": "dirichlet", "alpha": 0.5})")},
+                     {"/model", parse(R"({"kind": "softmax"})")}})},
+      {"mlp_hidden", edit(base(), {{"/data/partition", parse(R"({"kind": "iid"})")},
+                                   {"/model", parse(R"({"kind": "mlp", "hidden": [8, 4]})")}})},
+      {"mlp_default", edit(base(), {{"/data/partition", "iid"}, {"/model", parse(R"({"kind": "mlp"})")}})},
+      {"libsvm_binary",
+       edit(base(),
+            {{"/data", parse(R"({"dataset": "libsvm", "path": "binary.svm", "test_path": "binary_test.svm",
+                                         "features": 6, "partition": {"kind": "label_sorted"}})")},
+             {"/eval/suboptimality", true}})},
+      {"libsvm_multiclass",
+       edit(base(), {{"/data", parse(R"({"dataset": "libsvm", "path": "multiclass.svm"})")},
+                     {"/model", parse(R"({"kind": "logistic", "positive_class": 2, "l2": 0})")}})},
+      {"libsvm_regression",
+       edit(base(), {{"/data", parse(R"({"dataset": "libsvm", "path": "regression.svm"})")},
+                     {"/model", parse(R"({"kind": "linear"})")}})},
+      {"fashion_mnist",
+       edit(base(), {{"/data", parse(R"({"dataset": "fashion-mnist", "samples": 400, "test_samples": 100,
+                                         "partition": {"kind": "dirichlet", "alpha": 1.0}})")},
+                     {"/model", parse(R"({"kind": "softmax"})")}})},
+  };
+}
+
+// The small files the cases refer to, beside the scenarios.
+void write_support_files(const fs::path& folder) {
+  write_text(folder / "edges.txt", "# a 5-cycle with one chord\n0 1\n1 2\n2 3\n3 4\n4 0\n0 2\n");
+  std::string binary, binary_test, multiclass, regression;
+  for (int i = 0; i < 24; ++i) {
+    // Indices ascending (1, 2..5, 6), values varied.
+    const std::string row = "1:0." + std::to_string(i % 9 + 1) + " " + std::to_string(2 + i % 4) + ":1." +
+                            std::to_string(i % 7) + " 6:" + std::to_string(i % 3);
+    binary += std::string(i % 2 ? "+1 " : "-1 ") + row + "\n";
+    if (i < 8) binary_test += std::string(i % 3 ? "+1 " : "-1 ") + row + "\n";
+    multiclass += std::to_string(i % 3 + 1) + " " + row + "\n";
+    regression += std::to_string(0.25 + 0.5 * i) + " " + row + "\n";
+  }
+  write_text(folder / "binary.svm", binary);
+  write_text(folder / "binary_test.svm", binary_test);
+  write_text(folder / "multiclass.svm", multiclass);
+  write_text(folder / "regression.svm", regression);
+}
+
+// `sgdsim validate` on a scenario file; the resolved scenario goes to `resolved`. Returns the exit code and
+// stderr.
+CommandResult validate(const fs::path& scenario, const fs::path& resolved) {
+  std::string command = SGDSIM_BINARY;
+  command += " validate " + quote(scenario) + " > " + quote(resolved);
+  return run_command("(" + command + ")");
+}
+
+std::set<std::string> strings(const json& array) {
+  std::set<std::string> out;
+  for (const json& v : array) out.insert(v.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the scenario schema is a valid JSON Schema") {
+  const json schema = json::parse(read_text(schema_path));
+  CHECK(schema.at("$schema") == "http://json-schema.org/draft-07/schema#");
+  const Scratch scratch("schema");
+  const json report = check(json::object(), scratch.path);
+  INFO(report.dump(2));
+  CHECK(report.at("schema").empty());
+}
+
+TEST_CASE(
+    "representative scenarios and their resolved forms satisfy the schema, with the loader's defaults") {
+  const Scratch scratch("schema-cases");
+  const fs::path& folder = scratch.path;
+  write_support_files(folder);
+  const std::vector<Case> cases = representative_cases();
+  REQUIRE(cases.size() >= 25);
+  json manifest = {{"accept", json::array()}, {"defaults", json::array()}, {"closed", json::array()}};
+  std::set<std::string> topologies, algorithms, compressors, datasets, models, rates, triggers, partitions;
+  for (const Case& c : cases) {
+    const fs::path input = folder / (c.label + ".json");
+    const fs::path resolved = folder / (c.label + ".resolved.json");
+    write_text(input, c.scenario.dump(2));
+    const CommandResult result = validate(input, resolved);
+    INFO(c.label << ": sgdsim validate: " << result.output);
+    REQUIRE(result.exit_code == 0);
+    const json r = json::parse(read_text(resolved));
+    manifest["accept"].push_back(input.string());
+    manifest["accept"].push_back(resolved.string());
+    manifest["defaults"].push_back({input.string(), resolved.string()});
+    manifest["closed"].push_back(resolved.string());
+    // What this case covers, read from the resolved form (defaults included).
+    topologies.insert(r["network"]["topology"]["kind"].get<std::string>());
+    datasets.insert(r["data"]["dataset"].get<std::string>());
+    models.insert(r["model"]["kind"].get<std::string>());
+    const json& a = r["algorithm"];
+    algorithms.insert(a["kind"].get<std::string>());
+    rates.insert(a["lr"].is_object() ? a["lr"]["schedule"].get<std::string>() : "number");
+    if (a.contains("trigger")) triggers.insert(a["trigger"]["schedule"].get<std::string>());
+    for (const char* key : {"compressor", "server_compressor"}) {
+      if (!a.contains(key)) continue;
+      compressors.insert(a[key]["kind"].get<std::string>());
+      if (a[key].contains("stages"))
+        for (const json& stage : a[key]["stages"]) compressors.insert(stage["kind"].get<std::string>());
+    }
+    const json& p = r["data"]["partition"];
+    partitions.insert(p.is_object() ? "object " + p["kind"].get<std::string>() : p.get<std::string>());
+  }
+
+  // Every kind the schema names is exercised (so the loader has accepted each of them with these keys).
+  const json schema = json::parse(read_text(schema_path));
+  const json& defs = schema.at("definitions");
+  CHECK(topologies == strings(defs["topology"]["properties"]["kind"]["enum"]));
+  CHECK(algorithms == strings(defs["algorithm"]["properties"]["kind"]["enum"]));
+  CHECK(compressors == strings(defs["compressor"]["properties"]["kind"]["enum"]));
+  CHECK(datasets == strings(defs["data"]["properties"]["dataset"]["enum"]));
+  CHECK(models == strings(defs["model"]["properties"]["kind"]["enum"]));
+  std::set<std::string> schedules = strings(defs["learning_rate_schedule"]["properties"]["schedule"]["enum"]);
+  schedules.insert("number");
+  CHECK(rates == schedules);
+  CHECK(triggers == strings(defs["trigger"]["properties"]["schedule"]["enum"]));
+  std::set<std::string> partition_forms = strings(defs["partition"]["anyOf"][0]["enum"]);
+  for (const std::string& kind : strings(defs["partition"]["anyOf"][1]["properties"]["kind"]["enum"]))
+    partition_forms.insert("object " + kind);
+  CHECK(partitions == partition_forms);
+
+  const json report = check(manifest, folder);
+  CHECK(report.at("accept").size() == manifest["accept"].size());
+  for (const auto& [file, errors] : report.at("accept").items()) {
+    INFO(file << " (" << read_text(file) << ")\nschema errors: " << errors.dump(2));
+    CHECK(errors.empty());
+  }
+  for (const auto& [file, problems] : report.at("defaults").items()) {
+    INFO(file << ": " << problems.dump(2));
+    CHECK(problems.empty());
+  }
+  for (const auto& [file, places] : report.at("open").items()) {
+    INFO(file << ": objects where the schema accepts an unknown key: " << places.dump(2));
+    CHECK(places.empty());
+  }
+  INFO("schema keys that no case uses (add a case, so the loader is seen to accept them): "
+       << report.at("uncovered").dump(2));
+  CHECK(report.at("uncovered").empty());
+}
+
+TEST_CASE("every choice the loader offers is an enum of the schema") {
+  // For each place, an invalid value makes the loader list the values it accepts ("expected one of ...").
+  const Scratch scratch("schema-choices");
+  const fs::path& folder = scratch.path;
+  const json schema = json::parse(read_text(schema_path));
+  const json choco = gossip("choco", {{"kind", "qsgd"}});
+  const json sparq =
+      gossip("sparq", {{"kind", "compose"}, {"stages", {{{"kind", "topk"}, {"k", 2}}, {{"kind", "qsgd"}}}}},
+             {{"trigger", json::object()}});
+  const json server = {
+      {"kind", "data_parallel"}, {"steps", 5}, {"lr", 0.1}, {"collective", "parameter_server"}};
+  struct Place {
+    json scenario;
+    std::string pointer;  // where the invalid value goes
+    std::string enum_at;  // the schema's enum for that place
+  };
+  const std::string d = "/definitions/";
+  const std::vector<Place> places = {
+      {base(), "/network/topology/kind", d + "topology/properties/kind/enum"},
+      {base(), "/network/model", d + "network/properties/model/enum"},
+      {base(), "/data/dataset", d + "data/properties/dataset/enum"},
+      {base(), "/data/kind", d + "data_synthetic/properties/kind/enum"},
+      {edit(base(), {{"/data/partition", json::object()}}), "/data/partition/kind",
+       d + "partition/anyOf/1/properties/kind/enum"},
+      {base(), "/model/kind", d + "model/properties/kind/enum"},
+      {base(), "/algorithm/kind", d + "algorithm/properties/kind/enum"},
+      {base(), "/algorithm/weights", d + "weights/enum"},
+      {edit(base(), {{"/algorithm/lr", {{"value", 0.1}}}}), "/algorithm/lr/schedule",
+       d + "learning_rate_schedule/properties/schedule/enum"},
+      {edit(base(), {{"/algorithm", choco}}), "/algorithm/order",
+       d + "algorithm_choco/properties/order/enum"},
+      {edit(base(), {{"/algorithm", choco}}), "/algorithm/compressor/kind",
+       d + "compressor/properties/kind/enum"},
+      {edit(base(), {{"/algorithm", choco}}), "/algorithm/compressor/table", d + "table/enum"},
+      {edit(base(), {{"/algorithm", choco}}), "/algorithm/compressor/coding", d + "coding/enum"},
+      {edit(base(), {{"/algorithm", choco}}), "/algorithm/compressor/elias", d + "elias/enum"},
+      {edit(base(), {{"/algorithm", choco}}), "/algorithm/compressor/scale", d + "scale/enum"},
+      {edit(base(), {{"/algorithm", sparq}}), "/algorithm/silence",
+       d + "algorithm_sparq/properties/silence/enum"},
+      {edit(base(), {{"/algorithm", sparq}}), "/algorithm/trigger/schedule",
+       d + "trigger/properties/schedule/enum"},
+      {edit(base(), {{"/algorithm", sparq}}), "/algorithm/compressor/stages/0/kind",
+       d + "compressor_sparsifier/properties/kind/enum"},
+      {edit(base(), {{"/algorithm", sparq}}), "/algorithm/compressor/stages/1/kind",
+       d + "compressor_compose/properties/stages/items/1/properties/kind/enum"},
+      {edit(base(), {{"/algorithm", server}}), "/algorithm/collective",
+       d + "algorithm_data_parallel/properties/collective/enum"},
+  };
+  int index = 0;
+  for (const Place& place : places) {
+    const fs::path input = folder / ("choice" + std::to_string(index++) + ".json");
+    write_text(input, edit(place.scenario, {{place.pointer, "no-such-choice"}}).dump(2));
+    const CommandResult result = validate(input, folder / "ignored.json");
+    INFO(place.pointer << ": " << result.output);
+    REQUIRE(result.exit_code == 2);
+    const std::string marker = "expected one of ";
+    const auto begin = result.output.find(marker);
+    REQUIRE(begin != std::string::npos);
+    const auto end = result.output.find(", found", begin);
+    REQUIRE(end != std::string::npos);
+    std::set<std::string> offered;
+    const std::string list = result.output.substr(begin + marker.size(), end - begin - marker.size());
+    for (std::size_t q = list.find('"'); q != std::string::npos;
+         q = list.find('"', list.find('"', q + 1) + 1))
+      offered.insert(list.substr(q + 1, list.find('"', q + 1) - q - 1));
+    CHECK(offered == strings(schema.at(json::json_pointer(place.enum_at))));
+  }
+}
+
+TEST_CASE("keys of another kind are rejected by the loader and by the schema alike") {
+  const Scratch scratch("schema-kinds");
+  const fs::path& folder = scratch.path;
+  write_support_files(folder);
+  auto choco = [](const char* compressor) {
+    return edit(base(), {{"/algorithm", gossip("choco", json::parse(compressor))}});
+  };
+  auto algorithm = [](const char* text) { return edit(base(), {{"/algorithm", json::parse(text)}}); };
+  struct Refusal {
+    std::string label;
+    std::string place;  // the loader's message names this JSON path
+    json scenario;
+  };
+  const std::vector<Refusal> cases = {
+      {"code_table_levels", "compressor.levels", choco(R"({"kind": "qsgd", "table": "code", "levels": 4})")},
+      {"code_table_elias_coding", "compressor.coding",
+       choco(R"({"kind": "qsgd", "table": "code", "coding": "elias"})")},
+      {"code_table_elias", "compressor.elias",
+       choco(R"({"kind": "nuqsgd", "table": "code", "elias": "gamma"})")},
+      {"paper_table_bits", "compressor.bits", choco(R"({"kind": "qsgdinf", "bits": 4})")},
+      {"qsgd_ratio", "compressor.ratio", choco(R"({"kind": "qsgd", "ratio": 0.5})")},
+      {"fixed_coding_elias", "compressor.elias",
+       choco(R"({"kind": "qsgd", "coding": "fixed", "elias": "omega"})")},
+      {"topk_k_and_fraction", "compressor.fraction", choco(R"({"kind": "topk", "k": 2, "fraction": 0.5})")},
+      {"randk_neither", "compressor.k", choco(R"({"kind": "randk"})")},
+      {"topk_levels", "compressor.levels", choco(R"({"kind": "topk", "k": 2, "levels": 4})")},
+      {"sign_levels", "compressor.levels", choco(R"({"kind": "sign", "levels": 4})")},
+      {"none_bucket", "compressor.bucket", choco(R"({"kind": "none", "bucket": 0})")},
+      {"compose_one_stage", "compressor.stages",
+       choco(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 2}]})")},
+      {"compose_swapped", "stages[0].kind",
+       choco(R"({"kind": "compose", "stages": [{"kind": "qsgd"}, {"kind": "topk", "k": 2}]})")},
+      {"compose_nested", "stages[1].kind", choco(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 2},
+                                   {"kind": "compose", "stages": [{"kind": "topk", "k": 1}, {"kind": "sign"}]}]})")},
+      {"softmax_hidden", "model.hidden",
+       edit(base(), {{"/model", json::parse(R"({"kind": "softmax", "hidden": [4]})")}})},
+      {"mlp_positive_class", "model.positive_class",
+       edit(base(), {{"/model", json::parse(R"({"kind": "mlp", "positive_class": 1})")}})},
+      {"lr_step_without_every", "lr.every",
+       edit(base(), {{"/algorithm/lr", json::parse(R"({"schedule": "step", "value": 0.1,
+                                                                                 "factor": 0.5})")}})},
+      {"lr_constant_t0", "lr.t0",
+       edit(base(), {{"/algorithm/lr", json::parse(R"({"value": 0.1, "t0": 10})")}})},
+      {"lr_inverse_time_factor", "lr.factor",
+       edit(base(), {{"/algorithm/lr", json::parse(R"({"schedule": "inverse_time",
+                                                 "value": 0.1, "t0": 10, "factor": 0.5})")}})},
+      {"trigger_constant_epsilon", "trigger.epsilon",
+       algorithm(
+           R"({"kind": "sparq", "steps": 5, "lr": 0.1, "consensus_step": 0.5, "compressor": {"kind": "sign"},
+                     "trigger": {"c0": 1, "epsilon": 0.5}})")},
+      {"trigger_poly_every", "trigger.every",
+       algorithm(
+           R"({"kind": "sparq", "steps": 5, "lr": 0.1, "consensus_step": 0.5, "compressor": {"kind": "sign"},
+                     "trigger": {"schedule": "poly", "every": 10}})")},
+      {"dpsgd_compressor", "algorithm.compressor",
+       algorithm(R"({"kind": "dpsgd", "steps": 5, "lr": 0.1, "compressor": {"kind": "sign"}})")},
+      {"dpsgd_consensus_step", "algorithm.consensus_step",
+       algorithm(R"({"kind": "dpsgd", "steps": 5, "lr": 0.1, "consensus_step": 0.5})")},
+      {"choco_trigger", "algorithm.trigger",
+       algorithm(R"({"kind": "choco", "steps": 5, "lr": 0.1, "consensus_step": 0.5,
+                                      "compressor": {"kind": "sign"}, "trigger": {}})")},
+      {"allgather_server", "algorithm.server",
+       algorithm(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1, "server": 0})")},
+      {"data_parallel_weights", "algorithm.weights",
+       algorithm(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1, "weights": "uniform"})")},
+      {"mlp_suboptimality", "eval.suboptimality",
+       edit(base(), {{"/model", json::parse(R"({"kind": "mlp"})")}, {"/eval/suboptimality", true}})},
+      {"synthetic_path", "data.path", edit(base(), {{"/data/path", "file.svm"}})},
+      {"libsvm_noise", "data.noise",
+       edit(base(), {{"/data", json::parse(R"({"dataset": "libsvm", "path": "binary.svm", "noise": 1})")}})},
+      {"partition_dirichlet_string", "data.partition", edit(base(), {{"/data/partition", "dirichlet"}})},
+      {"partition_iid_alpha", "partition.alpha",
+       edit(base(), {{"/data/partition", json::parse(R"({"kind": "iid", "alpha": 1})")}})},
+      {"override_edge_and_node", "overrides[0].edge",
+       edit(base(), {{"/network/overrides", json::parse(R"([{"edge": [0, 1], "node": 2,
+                                                                                        "latency": "1ms"}])")}})},
+      {"override_no_value", "overrides[0].bandwidth",
+       edit(base(), {{"/network/overrides", json::parse(R"([{"node": 2}])")}})},
+      {"ring_dims", "topology.dims", edit(base(), {{"/network/topology/dims", json::parse("[2, 2]")}})},
+      {"torus_nodes", "topology.nodes",
+       edit(base(), {{"/network/topology", json::parse(R"({"kind": "torus", "dims": [2, 2],
+                                                                          "nodes": 4})")}})},
+  };
+  json manifest = {{"reject", json::array()}};
+  for (const Refusal& c : cases) {
+    const fs::path input = folder / (c.label + ".json");
+    write_text(input, c.scenario.dump(2));
+    const CommandResult result = validate(input, folder / "ignored.json");
+    INFO(c.label << ": sgdsim validate: " << result.output);
+    CHECK(result.exit_code == 2);
+    CHECK(result.output.find(c.place) != std::string::npos);
+    manifest["reject"].push_back(input.string());
+  }
+  const json report = check(manifest, folder);
+  CHECK(report.at("reject").size() == manifest["reject"].size());
+  for (const auto& [file, rejected] : report.at("reject").items()) {
+    INFO(file << " is accepted by the schema: " << read_text(file));
+    CHECK(rejected.get<bool>());
+  }
+}
+
+TEST_CASE("the schema's unit patterns accept exactly the unit strings the loader accepts") {
+  const Scratch scratch("schema-units");
+  const fs::path& folder = scratch.path;
+  const std::vector<std::pair<std::string, std::vector<json>>> values = {
+      {"/network/link/bandwidth",
+       {"100Mbps", "10MBps", "1KiBps", " 5 Gbps ", ".5Mbps", "1e3Mbps", "0Mbps", "-1Mbps", "+1Mbps", "1mbps",
+        "1Mibps", "1M bps", "Mbps", 12.5, 0}},
+      {"/network/link/latency", {"500us", "0s", "1.5m", "1w", "-1ms", "1sec", "1", 0, -1}},
+      {"/compute/host_speed", {"10Gf", "10Gflops", "0Gf", "1GF", "1Kif", 5e9, 0}},
+  };
+  json manifest = {{"reject", json::array()}};
+  std::map<std::string, bool> loader_accepts;
+  int index = 0;
+  for (const auto& [pointer, list] : values) {
+    for (const json& value : list) {
+      const fs::path input = folder / ("unit" + std::to_string(index++) + ".json");
+      write_text(input, edit(base(), {{pointer, value}}).dump(2));
+      const CommandResult result = validate(input, folder / "ignored.json");
+      INFO(pointer << " = " << value.dump() << ": " << result.output);
+      REQUIRE((result.exit_code == 0 || result.exit_code == 2));
+      loader_accepts[input.string()] = result.exit_code == 0;
+      manifest["reject"].push_back(input.string());
+    }
+  }
+  const json report = check(manifest, folder);
+  REQUIRE(report.at("reject").size() == loader_accepts.size());
+  for (const auto& [file, rejected] : report.at("reject").items()) {
+    INFO(read_text(file));
+    CHECK(rejected.get<bool>() == !loader_accepts[file]);
+  }
+}
+
+TEST_CASE("malformed scenarios that need no data or graph are rejected by the schema too") {
+  // These are wrong only given the data, the graph or the files they name: beyond what a schema can see.
+  const std::set<std::string> beyond_the_schema = {
+      "missing_dataset_file.json",     "missing_edge_file.json",     "missing_fashion_mnist_dir.json",
+      "more_nodes_than_samples.json",  "random_regular_odd.json",    "server_out_of_range.json",
+      "topk_k_exceeds_dimension.json", "train_subset_too_large.json"};
+  const Scratch scratch("schema-malformed");
+  const fs::path& folder = scratch.path;
+  json manifest = {{"reject", json::array()}};
+  std::map<std::string, std::string> names;
+  for (const auto& entry : fs::directory_iterator(source_dir / "tests/scenarios/malformed")) {
+    const std::string name = entry.path().filename().string();
+    if (beyond_the_schema.count(name)) continue;
+    json document;
+    try {
+      document = sgdsim::parse_json_file(entry.path().string());
+    } catch (const sgdsim::InputError&) {
+      continue;  // not JSON at all: no schema applies
+    }
+    const fs::path copy = folder / name;  // without the "// expect:" comment
+    write_text(copy, document.dump(2));
+    manifest["reject"].push_back(copy.string());
+    names[copy.string()] = name;
+  }
+  REQUIRE(names.size() >= 20);
+  const json report = check(manifest, folder);
+  CHECK(report.at("reject").size() == manifest["reject"].size());
+  for (const auto& [file, rejected] : report.at("reject").items()) {
+    INFO(names[file]
+         << " is accepted by the schema (if its fault needs the data or the graph to see, list it in "
+            "beyond_the_schema): "
+         << read_text(file));
+    CHECK(rejected.get<bool>());
+  }
+}
+
+namespace {
+// "a.b.0" -> the JSON pointer "/a/b/0" (the sweep's dotted paths).
+json::json_pointer dotted(const std::string& path) {
+  std::string pointer;
+  std::size_t begin = 0;
+  while (begin <= path.size()) {
+    const std::size_t end = std::min(path.find('.', begin), path.size());
+    pointer += '/';
+    pointer += path.substr(begin, end - begin);
+    begin = end + 1;
+  }
+  return json::json_pointer(pointer);
+}
+
+// The base a sweep names by path, if any.
+std::optional<fs::path> base_file(const fs::path& sweep, const json& document) {
+  if (!document.is_object() || !document.contains("base") || !document["base"].is_string())
+    return std::nullopt;
+  return fs::weakly_canonical(sweep.parent_path() / document["base"].get<std::string>());
+}
+
+// The scenarios a sweep stands for: its base with each grid value in turn (the other axes at their first
+// value), and with each point's settings. Not the whole product: every value is checked in place once.
+std::vector<json> sweep_scenarios(const fs::path& file, const json& document) {
+  const std::optional<fs::path> path = base_file(file, document);
+  const json base = path ? sgdsim::parse_json_file(path->string()) : document.at("base");
+  const json grid = document.value("grid", json::object());
+  const json points = document.value("points", json::array());
+  auto values = [](const json& axis) { return axis.is_object() ? axis.at("values") : axis; };
+  json first = base;
+  for (const auto& [axis_path, axis] : grid.items()) first[dotted(axis_path)] = values(axis).at(0);
+  std::vector<json> out;
+  for (const auto& [axis_path, axis] : grid.items()) {
+    for (const json& value : values(axis)) {
+      out.push_back(first);
+      out.back()[dotted(axis_path)] = value;
+    }
+  }
+  for (const json& point : points) {
+    out.push_back(first);
+    for (const auto& [set_path, value] : point.at("set").items()) out.back()[dotted(set_path)] = value;
+  }
+  if (out.empty()) out.push_back(first);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("bundled scenarios and sweeps satisfy the schema") {
+  const Scratch scratch("schema-bundled");
+  const fs::path& folder = scratch.path;
+  std::map<fs::path, json> scenarios, sweeps;
+  std::set<fs::path> bases;
+  for (const auto& entry : fs::recursive_directory_iterator(source_dir / "scenarios")) {
+    if (entry.path().extension() != ".json" || entry.path() == schema_path) continue;
+    json document = sgdsim::parse_json_file(entry.path().string());
+    const bool sweep = document.is_object() && document.contains("base");
+    if (sweep)
+      if (auto base = base_file(entry.path(), document)) bases.insert(*base);
+    (sweep ? sweeps : scenarios)[entry.path()] = std::move(document);
+  }
+  // A sweep's base file may leave out what the grid fills in, so it is checked through its sweeps only.
+  std::vector<std::pair<std::string, json>> checked;
+  for (const auto& [path, document] : scenarios)
+    if (!bases.count(fs::weakly_canonical(path)))
+      checked.emplace_back(fs::relative(path, source_dir), document);
+  for (const auto& [path, document] : sweeps) {
+    const std::vector<json> list = sweep_scenarios(path, document);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      checked.emplace_back(fs::relative(path, source_dir).string() + " #" + std::to_string(i), list[i]);
+  }
+  if (checked.empty()) {
+    SUCCEED("no bundled scenarios yet");
+    return;
+  }
+  json manifest = {{"accept", json::array()}};
+  std::map<std::string, std::string> names;
+  for (const auto& [name, document] : checked) {
+    const fs::path copy = folder / (std::to_string(names.size()) + ".json");
+    write_text(copy, document.dump(2));
+    manifest["accept"].push_back(copy.string());
+    names[copy.string()] = name;
+  }
+  const json report = check(manifest, folder);
+  CHECK(report.at("accept").size() == names.size());
+  for (const auto& [file, errors] : report.at("accept").items()) {
+    INFO(names[file] << ": " << read_text(file) << "\nschema errors: " << errors.dump(2));
+    CHECK(errors.empty());
+  }
+}
