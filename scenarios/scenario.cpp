@@ -44,6 +44,7 @@ auto in_context(const Spec& spec, F&& body) {
 
 Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
   Spec root(document, origin, "", resolved_);
+  if (root.has("$schema")) root.string("$schema");  // lets editors find scenarios/scenario.schema.json
   name_ = root.string("name", fs::path(origin).stem().string());
   seed_ = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
 

@@ -96,7 +96,8 @@ std::vector<Case> representative_cases() {
   auto parse = [](const char* text) { return json::parse(text); };
   return {
       {"minimal", base()},
-      {"root_keys", edit(base(), {{"/name", "all-root-keys"},
+      {"root_keys", edit(base(), {{"/$schema", "../scenario.schema.json"},
+                                  {"/name", "all-root-keys"},
                                   {"/seed", 7},
                                   {"/compute", parse(R"({"host_speed": "2.5Gflops"})")},
                                   {"/eval", parse(R"({"every": 5, "train_subset": 50})")},
