@@ -192,9 +192,14 @@ std::vector<std::int64_t> Spec::integers(const std::string& key, std::int64_t mi
   std::vector<std::int64_t> out;
   for (std::size_t i = 0; i < v->size(); ++i) {
     const json& e = (*v)[i];
-    if (!e.is_number_integer() || e.get<std::int64_t>() < min || e.get<std::int64_t>() > max)
+    // Like integer(): an integral float such as 4.0 is an integer.
+    const bool integral = e.is_number_integer() || (e.is_number_float() && std::isfinite(e.get<double>()) &&
+                                                    std::floor(e.get<double>()) == e.get<double>() &&
+                                                    std::abs(e.get<double>()) < 9e15);
+    if (!integral || (e.is_number_unsigned() && e.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) ||
+        e.get<std::int64_t>() < min || e.get<std::int64_t>() > max)
       fail(key + "[" + std::to_string(i) + "]", "expected " + what + ", found " + describe(e));
-    out.push_back(e.get<std::int64_t>());
+    out.push_back(e.is_number_integer() ? e.get<std::int64_t>() : static_cast<std::int64_t>(e.get<double>()));
   }
   echo(key, *v);
   return out;

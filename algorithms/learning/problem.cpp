@@ -41,6 +41,12 @@ Problem load_fashion(Spec& data, const std::string& base_dir) {
   const auto samples = static_cast<std::size_t>(data.integer("samples", 0, 0));
   const auto test_samples = static_cast<std::size_t>(data.integer("test_samples", 0, 0));
   Problem problem = load_fashion_mnist(dir);
+  if (samples > problem.train.samples())
+    data.fail("samples", "asks for " + std::to_string(samples) + " training samples but " + dir + " has " +
+                             std::to_string(problem.train.samples()) + " (0 means all)");
+  if (test_samples > problem.test.samples())
+    data.fail("test_samples", "asks for " + std::to_string(test_samples) + " test samples but " + dir +
+                                  " has " + std::to_string(problem.test.samples()) + " (0 means all)");
   truncate(problem.train, samples);
   truncate(problem.test, test_samples);
   problem.description = summary("fashion-mnist", problem);

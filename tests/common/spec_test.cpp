@@ -50,3 +50,12 @@ TEST_CASE("invalid JSON reports line and column") {
   CHECK_THROWS_WITH(parse_json_text("{\n  \"a\": 1,\n  oops\n}", "bad.json"),
                     Catch::Contains("bad.json: line 3"));
 }
+
+TEST_CASE("integral floats are integers alone and in arrays") {
+  json doc = json::parse(R"({"n": 4.0, "dims": [4.0, 3], "bad": [2.5]})");
+  json resolved;
+  Spec spec(doc, "f.json", "$", resolved);
+  CHECK(spec.integer("n", std::nullopt, 1) == 4);
+  CHECK(spec.integers("dims", 1, 10) == std::vector<std::int64_t>{4, 3});
+  CHECK_THROWS_WITH(spec.integers("bad", 1, 10), Catch::Contains("$.bad[0]"));
+}
