@@ -52,12 +52,13 @@ def num(text):
 
 
 def load(sweeps, only=None):
-    """{label: [(seed, index row, trace rows)]} in index order."""
+    """{label: [(seed, index row, trace rows)]} in index order; row["_sweep"] names the sweep folder."""
     series = {}
     for sweep in sweeps:
         for row in read_index(sweep):
             if only and not re.search(only, row["label"]):
                 continue
+            row["_sweep"] = sweep
             series.setdefault(row["label"], []).append((row["seed"], row, read_trace(sweep, row["id"])))
     if not series:
         sys.exit("analyze.py: no completed runs matched")
@@ -159,14 +160,26 @@ plot {', '.join(plot)}
 def cmd_final(args):
     series = load(args.sweeps, args.only)
     names = short_labels(list(series))
-    out = ["| series | seeds | final training loss | final test accuracy | mean compression error "
+    # Same seed = same initial model and same minibatches in every run of a sweep, so the loss difference to
+    # the reference point of the same sweep and seed isolates the effect of the method.
+    reference = {}
+    if args.reference:
+        for sweep in args.sweeps:
+            for row in read_index(sweep):
+                if row.get("point") == args.reference:
+                    reference[(sweep, row["seed"])] = num(read_trace(sweep, row["id"])[-1]["train_loss"])
+    paired = " | final loss − " + args.reference + " (same seed)" if args.reference else ""
+    out = ["| series | seeds | final training loss" + paired + " | final test accuracy | mean compression error "
            "‖Q(g)−g‖²/‖g‖² | bits per coordinate per message | total bits sent |",
-           "|---|---|---|---|---|---|---|"]
+           "|---|---|---|" + ("---|" if args.reference else "") + "---|---|---|---|"]
     for label, runs in series.items():
-        loss, acc, err, bpc, bits = [], [], [], [], []
-        for _, row, trace in runs:
+        loss, acc, err, bpc, bits, delta = [], [], [], [], [], []
+        for seed, row, trace in runs:
             last = trace[-1]
             loss.append(num(last["train_loss"]))
+            ref = reference.get((row["_sweep"], seed))
+            if ref is not None and loss[-1] is not None:
+                delta.append(loss[-1] - ref)
             if num(last["test_accuracy"]) is not None:
                 acc.append(num(last["test_accuracy"]))
             # Rows average over the messages since the previous row and rows are evenly spaced, so the mean of
@@ -179,7 +192,8 @@ def cmd_final(args):
             if args.dimension and messages:
                 bpc.append(total / messages / args.dimension)
         loss = [v for v in loss if v is not None]
-        out.append(f"| {names[label]} | {len(runs)} | {spread(loss, fix4)} | {spread(acc, fix4)} | "
+        extra = f" | {spread(delta, lambda v: f'{v:+.4f}')}" if args.reference else ""
+        out.append(f"| {names[label]} | {len(runs)} | {spread(loss, fix4)}{extra} | {spread(acc, fix4)} | "
                    f"{spread(err, sci)} | {spread(bpc, fix3)} | {spread(bits, sci)} |")
     write(args.output, out)
 
@@ -329,6 +343,7 @@ def main():
     f.add_argument("sweeps", nargs="+")
     f.add_argument("--only")
     f.add_argument("--dimension", type=int, help="model dimension d, for bits per coordinate")
+    f.add_argument("--reference", help="explicit point label whose same-seed final loss is subtracted")
     f.add_argument("-o", "--output", default="-")
     f.set_defaults(func=cmd_final)
     t = sub.add_parser("target")
