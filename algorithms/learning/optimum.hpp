@@ -1,8 +1,8 @@
 #pragma once
 // The optimal value f* = min_theta f(theta) of a convex model's regularised training loss
 // f(theta) = (1/n) sum_i loss_i(theta) + (l2 / 2) ||theta||^2, so that traces can report f(theta_t) - f*.
-//   logistic, linear (up to 200 parameters; the Hessian costs samples·d² per iteration): Newton's method with backtracking line search on the exact
-//   Hessian (d + 1 unknowns),
+//   logistic, linear (up to 200 parameters; the Hessian costs samples·d² per iteration): Newton's method with
+//   backtracking line search on the exact Hessian (d + 1 unknowns),
 //     stopped once the Newton decrement lambda^2 / 2 (which estimates f - f* near the optimum) is below
 //     1e-13 * max(1, |f|), plus one more step; quadratic convergence leaves f - f* at double rounding (~1e-15
 //     relative).
