@@ -25,9 +25,7 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   const std::size_t d = local_.dimension();
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = nodes_[i];
-    node.x.assign(d, 0.0f);
-    Rng init = Rng::stream(environment.seed, 0, Purpose::init);
-    environment.model->initialize(node.x, init);
+    node.x = initial_model(environment);
     node.sum.assign(d, 0.0f);
     node.own.assign(d, 0.0f);
     if (error_feedback_) node.error.assign(d, 0.0f);

@@ -19,9 +19,7 @@ Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
   encoding_ = compression::make_compressor(fp32_spec);
   const std::size_t d = local_.dimension();
   for (auto& node : nodes_) {
-    node.x.assign(d, 0.0f);
-    Rng init = Rng::stream(environment.seed, 0, Purpose::init);
-    environment.model->initialize(node.x, init);
+    node.x = initial_model(environment);
     node.mixed.assign(d, 0.0f);
   }
 }

@@ -30,9 +30,7 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
   nodes_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = nodes_[i];
-    node.x.assign(dimension_, 0.0f);
-    Rng init = Rng::stream(environment.seed, 0, Purpose::init);  // every node starts from the same model
-    environment.model->initialize(node.x, init);
+    node.x = initial_model(environment);
     // x̂ starts at zero everywhere (as in CHOCO-SGD), so m starts at zero too.
     node.copy.assign(dimension_, 0.0f);
     node.mixed.assign(dimension_, 0.0f);

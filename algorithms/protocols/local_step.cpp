@@ -32,6 +32,13 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
   return gradient_;
 }
 
+std::vector<float> initial_model(const Environment& environment) {
+  std::vector<float> x(environment.model->dimension(), 0.0f);
+  Rng init = Rng::stream(environment.seed, 0, Purpose::init);
+  environment.model->initialize(x, init);
+  return x;
+}
+
 void axpy(std::span<float> x, float a, std::span<const float> y) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += a * y[i];
 }

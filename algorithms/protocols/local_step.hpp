@@ -38,6 +38,9 @@ class LocalStep {
   std::vector<float> gradient_;
 };
 
+// The initial model, the same on every node (stream (seed, 0, init)).
+std::vector<float> initial_model(const Environment& environment);
+
 // x += a * y
 void axpy(std::span<float> x, float a, std::span<const float> y);
 double squared_norm(std::span<const float> x);
