@@ -11,6 +11,9 @@
       per series and target: steps, bits and simulated seconds to the first evaluation at or below the target
       (the same rule as `sgdsim plot --x bandwidth`); mean [min, max] over seeds; a series where any seed never
       got there is reported as not reached (k/n seeds), never averaged over the lucky seeds.
+  analyze.py best SWEEP... --target L --family PREFIX... [--ratio A B] -o TABLE.md
+      per sweep and target: the best member of each family of explicit points (label prefix, e.g. choco-g for
+      the gamma search) that reaches the target on every seed, by mean bits; and ratios between families.
   analyze.py crossover SWEEP --target L --gp FIG.gp -o TABLE.md
       bandwidth sweeps (grid key network.link.bandwidth, explicit points = methods): time to target per method
       and bandwidth, the fastest method per bandwidth, and the bandwidths where each compressed method stops
@@ -128,6 +131,9 @@ def cmd_curve(args):
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             lines.append(f"{statistics.fmean(xs):.10g} {statistics.fmean(ys):.10g} {min(ys):.10g} "
                          f"{max(ys):.10g} {len(pts)}")
+        if len(lines) == 2:  # no drawable point (e.g. zero bits on a log axis): an empty block would shift
+            print(f"analyze.py: {names[label]}: nothing to draw, left out", file=sys.stderr)  # gnuplot's indices
+            continue
         blocks.append((names[label], "\n".join(lines)))
     with open(dat, "w") as f:
         f.write("\n\n\n".join(b for _, b in blocks) + "\n")
@@ -154,6 +160,16 @@ set style fill transparent solid 0.20 noborder
 plot {', '.join(plot)}
 """)
     render(gp)
+    # Keep committed figures small: shrink the canvas until the PNG is under 100 kB (min/max bands are costly).
+    for _ in range(4):
+        if os.path.getsize(args.output) <= 100_000:
+            break
+        with open(gp) as f:
+            script = f.read()
+        w, h = (int(v) for v in re.search(r"size (\d+),(\d+)", script).groups())
+        with open(gp, "w") as f:
+            f.write(script.replace(f"size {w},{h}", f"size {int(w * 0.9)},{int(h * 0.9)}", 1))
+        render(gp)
     print(f"analyze.py: {len(blocks)} series -> {args.output}")
 
 
@@ -224,6 +240,45 @@ def cmd_target(args):
             out.append(f"| {names[label]} | {target} | {len(ok)}/{len(runs)} | "
                        f"{spread([num(h['step']) for h in ok], lambda v: f'{v:.0f}')} | {spread(bits, sci)} | "
                        f"{spread([num(h['sim_time_s']) for h in ok], sci)} | {spread(final, fix4)} |")
+    write(args.output, out)
+
+
+def cmd_best(args):
+    """Per sweep and target: the family member (label prefix) with the fewest mean bits among those that reach the
+    target on every seed, and the ratios of the families' best bits."""
+    fams = args.family
+    head = " | ".join(f"best {f}: bits [min, max] (steps)" for f in fams)
+    ratios = [(a, b) for a, b in args.ratio]
+    out = ["| sweep | target | " + head + "".join(f" | {a} / {b} bits" for a, b in ratios) + " |",
+           "|---|---|" + "---|" * (len(fams) + len(ratios))]
+    for sweep in args.sweeps:
+        series = load([sweep])
+        for target in args.target:
+            best = {}
+            for label, runs in series.items():
+                point = runs[0][1].get("point", label)
+                fam = next((f for f in fams if point.startswith(f)), None)
+                if fam is None:
+                    continue
+                hits = [reach(trace, target) for _, _, trace in runs]
+                if None in hits:
+                    continue
+                bits = [num(h["bits_sent"]) for h in hits]
+                steps = statistics.fmean(num(h["step"]) for h in hits)
+                if fam not in best or statistics.fmean(bits) < best[fam][0]:
+                    best[fam] = (statistics.fmean(bits), bits, point, steps)
+            cells = []
+            for f in fams:
+                if f in best:
+                    m, bits, point, steps = best[f]
+                    cells.append(f"{point}: {spread(bits, sci)} ({steps:.0f})")
+                else:
+                    cells.append("none reaches it on every seed")
+            rs = []
+            for a, b in ratios:
+                rs.append(f"{best[a][0] / best[b][0]:.2g}" if a in best and b in best and best[b][0] > 0 else "–")
+            out.append(f"| {os.path.basename(os.path.normpath(sweep))} | {target} | " + " | ".join(cells) +
+                       "".join(f" | {r}" for r in rs) + " |")
     write(args.output, out)
 
 
@@ -306,8 +361,8 @@ def cmd_crossover(args):
             script = f.read()
         marks = "".join(
             f'set arrow from {c:.6g}, graph 0 to {c:.6g}, graph 1 nohead dashtype 2 lc rgb "gray30"\n'
-            f'set label "{name}" at {c:.6g}, graph {0.97 - 0.05 * i:.2f} rotate by 0 left font ",8" '
-            f'tc rgb "gray30" offset 0.3,0\n'
+            f'set label "{name}" at {c:.6g}, graph {0.97 - 0.05 * i:.2f} right font ",8" '
+            f'tc rgb "gray30" offset -0.4,0\n'
             for i, (c, name) in enumerate(sorted(lines)))
         script = re.sub(r"^plot ", lambda m: marks + "plot ", script, count=1, flags=re.M)
         with open(args.gp, "w") as f:
@@ -352,6 +407,13 @@ def main():
     t.add_argument("--only")
     t.add_argument("-o", "--output", default="-")
     t.set_defaults(func=cmd_target)
+    b = sub.add_parser("best")
+    b.add_argument("sweeps", nargs="+")
+    b.add_argument("--target", type=float, action="append", required=True)
+    b.add_argument("--family", action="append", required=True, help="explicit point label prefix, e.g. choco")
+    b.add_argument("--ratio", nargs=2, action="append", default=[], metavar=("A", "B"))
+    b.add_argument("-o", "--output", default="-")
+    b.set_defaults(func=cmd_best)
     x = sub.add_parser("crossover")
     x.add_argument("sweep")
     x.add_argument("--target", type=float, required=True)

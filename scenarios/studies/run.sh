@@ -72,7 +72,7 @@ run_nuqsgd() {
 }
 
 run_sparq() {
-  local s=$here/sparq d=$out/sparq model topo
+  local s=$here/sparq d=$out/sparq model topo dim
   for model in softmax mlp; do
     for topo in ring8 ring16 torus4x4; do
       sweep sparq "$s/$model-$topo.sweep.json"
@@ -83,14 +83,20 @@ run_sparq() {
       --title "$model, ring16: training loss vs steps" -o "$figs/sparq-$model-ring16-loss-step.png"
     $analyze curve "$d-$model-ring16" --y test_accuracy --x bits --ylabel "test accuracy of the average model" \
       --title "$model, ring16: test accuracy vs bits" -o "$figs/sparq-$model-ring16-accuracy-bits.png"
-    $analyze final "$d-$model-ring8" "$d-$model-ring16" "$d-$model-torus4x4" -o "$tables/sparq-$model-final.md"
+    dim=7850 && [[ $model == mlp ]] && dim=25450
+    $analyze final "$d-$model-ring8" "$d-$model-ring16" "$d-$model-torus4x4" --reference dpsgd --dimension $dim \
+      -o "$tables/sparq-$model-final.md"
   done
   $analyze target "$d"-softmax-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-softmax-target.md"
   $analyze target "$d"-mlp-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-mlp-target.md"
+  for model in softmax mlp; do
+    $analyze best "$d-$model"-{ring8,ring16,torus4x4} --target 1.0 --target 0.9 --target 0.75 --family dpsgd --family choco \
+      --family sparq --ratio choco sparq --ratio dpsgd choco -o "$tables/sparq-$model-best.md"
+  done
   sweep sparq "$s/softmax-ring16-iid.sweep.json"
   plot "$figs/sparq-softmax-ring16-iid-loss-step.png" "$d-softmax-ring16-iid" --x step \
     --title "softmax, ring16, iid data: training loss vs steps"
-  $analyze final "$d-softmax-ring16-iid" -o "$tables/sparq-softmax-iid-final.md"
+  $analyze final "$d-softmax-ring16-iid" --reference dpsgd --dimension 7850 -o "$tables/sparq-softmax-iid-final.md"
 }
 
 run_bandwidth() {
