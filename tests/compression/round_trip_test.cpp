@@ -92,28 +92,23 @@ TEST_CASE("the code tables send exactly bits per coordinate plus one norm per bu
 
 TEST_CASE("sparsifiers and sign decode exactly what they kept") {
   const std::vector<float> v = test_vector("gaussian", 500, 12);
+  // Counts the nonzero decoded coordinates, each of which must equal the input exactly.
+  auto kept_exactly = [&v](const std::vector<float>& decoded) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (decoded[i] != 0.0f) {
+        CHECK(decoded[i] == v[i]);
+        ++kept;
+      }
+    }
+    return kept;
+  };
   Rng rng(3);
   auto top = make_compressor(R"({"kind": "topk", "k": 20})");
-  const std::vector<float> t = top->apply(v, rng);
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (t[i] != 0.0f) {
-      CHECK(t[i] == v[i]);
-      ++kept;
-    }
-  }
-  CHECK(kept == 20);
+  CHECK(kept_exactly(top->apply(v, rng)) == 20);
   auto rand = make_compressor(R"({"kind": "randk", "fraction": 0.1})");
   const Bytes bytes = rand->encode(v, rng);
-  const std::vector<float> r = rand->decode(bytes, v.size());
-  kept = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (r[i] != 0.0f) {
-      CHECK(r[i] == v[i]);
-      ++kept;
-    }
-  }
-  CHECK(kept == 50);
+  CHECK(kept_exactly(rand->decode(bytes, v.size())) == 50);
   auto sign = make_compressor(R"({"kind": "sign", "bucket": 128})");
   const Bytes sb = sign->encode(v, rng);
   CHECK(sb.size() == (4 * 32 + 500 + 7) / 8);

@@ -42,6 +42,17 @@ class Recorder : public protocols::Probe {
   std::map<std::pair<std::int64_t, std::size_t>, std::vector<float>> models;
 };
 
+// A scenario whose protocol ran on the cooperative network, with every node's model at every step recorded.
+struct RecordedRun {
+  RecordedRun(const json& scenario, std::size_t nodes) : run(scenario, "test", ".") {
+    run.environment().probe = &recorder;
+    testing::CooperativeNetwork network(nodes);
+    network.run(run.protocol());
+  }
+  scenarios::Scenario run;
+  Recorder recorder;
+};
+
 std::vector<double> average(const Recorder& r, std::int64_t step, std::size_t nodes, std::size_t d) {
   std::vector<double> mean(d, 0.0);
   for (std::size_t i = 0; i < nodes; ++i) {
@@ -56,11 +67,9 @@ void check_average_preservation(const json& algorithm) {
   const std::size_t n = 6;
   json scenario = base_scenario(n);
   scenario["algorithm"] = algorithm;
-  scenarios::Scenario s(scenario, "test", ".");
-  Recorder recorder;
-  s.environment().probe = &recorder;
-  testing::CooperativeNetwork network(n);
-  network.run(s.protocol());
+  RecordedRun recorded(scenario, n);
+  const scenarios::Scenario& s = recorded.run;
+  const Recorder& recorder = recorded.recorder;
   const std::size_t d = s.dimension();
   const double eta = algorithm["lr"].get<double>();
   const std::int64_t steps = algorithm["steps"].get<std::int64_t>();
@@ -134,11 +143,9 @@ TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the ba
   scenario["data"]["samples"] = 40;
   scenario["data"]["batch_size"] = 5;
   scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 25}, {"lr", 0.1}};
-  scenarios::Scenario s(scenario, "test", ".");
-  Recorder recorder;
-  s.environment().probe = &recorder;
-  testing::CooperativeNetwork network(n);
-  network.run(s.protocol());
+  RecordedRun recorded(scenario, n);
+  const scenarios::Scenario& s = recorded.run;
+  const Recorder& recorder = recorded.recorder;
 
   // Reference: one model, the union of the n nodes' minibatches (each node's stream draws as LocalStep does).
   const std::size_t d = s.dimension();
