@@ -94,9 +94,30 @@ bool valid_dotted_path(const std::string& path) {
   return true;
 }
 
+const keys::Object& sweep_keys() {
+  static const keys::Object point{
+      "point",
+      "One explicit run of the sweep.",
+      {keys::string("label", "Its name in the index and in plot legends.").fallback_to(""),
+       keys::any("set", "A non-empty object mapping dotted scenario paths to values.")}};
+  static const keys::Object sweep{
+      "sweep",
+      "A grid (and/or list) of scenario variants and seeds, each run as its own process.",
+      {keys::string("name", "The sweep's name.")
+           .computed_default("the sweep file's name without its extension"),
+       keys::any("base", "The scenario every run starts from: a path to a JSON file, or an inline object."),
+       keys::any("grid", "An object mapping dotted scenario paths to arrays of values (every combination).")
+           .may_be_absent(),
+       keys::objects("points", point, "Explicit runs, each on top of every grid combination."),
+       keys::integers("seeds", "Seeds; each combination runs once per seed.")
+           .computed_default("the base scenario's seed")
+           .at_least(0)}};
+  return sweep;
+}
+
 Sweep parse_sweep(const json& document, const std::string& file) {
   json resolved;
-  Spec spec(document, file, "$", resolved);
+  Spec spec(document, file, "$", resolved, sweep_keys());
   Sweep sweep;
   sweep.file = file;
   const std::string stem = std::filesystem::path(file).stem().string();
@@ -138,7 +159,7 @@ Sweep parse_sweep(const json& document, const std::string& file) {
     std::set<std::string> labels;
     for (auto& item : spec.objects("points")) {
       ExplicitPoint point;
-      point.label = item.string("label", "");
+      point.label = item.string("label");
       const json* set = item.peek("set");
       if (!set || !set->is_object() || set->empty()) {
         item.expected("set", "a non-empty object mapping dotted paths to values");
@@ -163,7 +184,7 @@ Sweep parse_sweep(const json& document, const std::string& file) {
   }
 
   if (spec.has("seeds")) {
-    sweep.seeds = spec.integers("seeds", 0, std::numeric_limits<std::int64_t>::max());
+    sweep.seeds = spec.integers("seeds");
     std::set<std::int64_t> seen;
     for (std::size_t i = 0; i < sweep.seeds.size(); ++i) {
       if (!seen.insert(sweep.seeds[i]).second) {

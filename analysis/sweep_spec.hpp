@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/keys.hpp"
+
 namespace sgdsim::analysis {
 
 using nlohmann::json;
@@ -49,6 +51,8 @@ struct Sweep {
 // Reads and validates a sweep file; a relative `base` path is taken relative to the sweep file's folder.
 Sweep load_sweep(const std::string& file);
 // The same from parsed JSON; `file` names the origin in errors and anchors a relative `base` path.
+// The declarations of a sweep file's keys.
+const keys::Object& sweep_keys();
 Sweep parse_sweep(const json& document, const std::string& file);
 
 // Checks the syntax of a dotted path ("a.b.c": non-empty segments of letters, digits, '_' or '-').

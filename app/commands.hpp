@@ -11,5 +11,7 @@ void add_topology_command(CLI::App& root);
 void add_compress_command(CLI::App& root);
 void add_sweep_command(CLI::App& root);
 void add_plot_command(CLI::App& root);
+void add_schema_command(CLI::App& root);
+void add_docs_command(CLI::App& root);
 
 }  // namespace sgdsim::app

@@ -171,7 +171,7 @@ void add_compress_command(CLI::App& root) {
     const json document =
         inline_json ? parse_json_text(options->compressor, origin) : parse_json_file(origin);
     json resolved;
-    Spec spec(document, origin, "$", resolved);
+    Spec spec = Spec::of_family(document, origin, "$", resolved, compression::compressors());
     const auto compressor = compression::make_compressor(spec);
 
     const std::vector<float> values = read_vector(options->input);

@@ -8,7 +8,10 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "common/keys.hpp"
 #include "common/spec.hpp"
+#include "scenarios/network.hpp"
+#include "scenarios/scenario.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::app {
@@ -24,15 +27,13 @@ struct TopologyOptions {
 void print_topology(const TopologyOptions& options) {
   const json document = parse_json_file(options.scenario);
   json resolved;
-  Spec root(document, options.scenario, "", resolved);
-  // Same defaults as the scenario loader, so the graph printed is the graph a run uses.
-  const auto seed = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
-  Spec network = root.object("network");
+  Spec root(document, options.scenario, "", resolved, scenarios::scenario_keys());
+  // The scenario loader's own readers, so the graph printed is the graph a run uses.
+  const auto seed = static_cast<std::uint64_t>(root.integer("seed"));
   const std::string base_dir = std::filesystem::path(options.scenario).parent_path().string();
-  const topology::Topology topology = topology::make_topology(network, seed, base_dir);
-  const std::string model = network.choice("model", {"ideal", "tcp"}, "ideal");
-  network.integer("header_bytes", 0, 0, 1 << 30);
-  network.finish();
+  const scenarios::Network network = scenarios::read_network(root, seed, base_dir);
+  const topology::Topology& topology = network.topology;
+  const std::string& model = network.options.model;
 
   std::size_t min_degree = topology.nodes ? SIZE_MAX : 0, max_degree = 0;
   for (std::size_t i = 0; i < topology.nodes; ++i) {

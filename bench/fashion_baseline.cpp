@@ -47,14 +47,16 @@ int main(int argc, char** argv) {
   }
   try {
     json data_doc = json::parse(R"({"dataset": "fashion-mnist"})"), resolved;
-    Spec data(data_doc, "baseline", "$.data", resolved);
+    Spec data = Spec::of_family(data_doc, "baseline", "$.data", resolved["data"], learning::datasets());
     const Problem problem = load_problem(data, seed, "");
     json model_doc = json::parse(model_json);
-    Spec model_spec(model_doc, "baseline", "$.model", resolved["model"]);
+    Spec model_spec =
+        Spec::of_family(model_doc, "baseline", "$.model", resolved["model"], learning::models());
     const auto model = make_model(model_spec, problem.train);
-    json lr_doc = json::object({{"lr", json::parse(lr_json)}});
-    Spec lr_spec(lr_doc, "baseline", "$", resolved["algorithm"]);
-    const auto lr = make_learning_rate(lr_spec, "lr");
+    json lr_doc = json::parse(lr_json);
+    Spec lr_spec =
+        Spec::of_family(lr_doc, "baseline", "$.lr", resolved["algorithm"]["lr"], learning::learning_rates());
+    const auto lr = make_learning_rate(lr_spec);
 
     std::vector<float> x(model->dimension()), gradient(model->dimension());
     Rng init = Rng::stream(seed, 0, Purpose::init);

@@ -17,7 +17,7 @@ using namespace sgdsim::learning;
 const Problem& fashion() {
   static const Problem problem = [] {
     json doc = json::parse(R"({"dataset": "fashion-mnist"})"), resolved;
-    Spec spec(doc, "bench", "$.data", resolved);
+    Spec spec = Spec::of_family(doc, "bench", "$.data", resolved, datasets());
     return load_problem(spec, 1, "");
   }();
   return problem;
@@ -25,7 +25,7 @@ const Problem& fashion() {
 
 std::unique_ptr<Model> model_for(const std::string& text, const Dataset& train) {
   json doc = json::parse(text), resolved;
-  Spec spec(doc, "bench", "$.model", resolved);
+  Spec spec = Spec::of_family(doc, "bench", "$.model", resolved, models());
   return make_model(spec, train);
 }
 
@@ -77,7 +77,7 @@ void optimum(benchmark::State& state, const std::string& kind, const std::string
   json doc = json::parse(R"({"dataset": "synthetic", "kind": ")" + kind +
                          R"(", "samples": 10000, "features": 100, "test_samples": 0})"),
        resolved;
-  Spec spec(doc, "bench", "$.data", resolved);
+  Spec spec = Spec::of_family(doc, "bench", "$.data", resolved, datasets());
   const Problem problem = load_problem(spec, 1, "");
   const auto model = model_for(model_json, problem.train);
   for (auto _ : state) benchmark::DoNotOptimize(solve_optimum(*model, problem.train));
@@ -94,7 +94,7 @@ BENCHMARK_CAPTURE(optimum, softmax, std::string("logistic"),
 void load_fashion_mnist(benchmark::State& state) {
   for (auto _ : state) {
     json doc = json::parse(R"({"dataset": "fashion-mnist"})"), resolved;
-    Spec spec(doc, "bench", "$.data", resolved);
+    Spec spec = Spec::of_family(doc, "bench", "$.data", resolved, datasets());
     benchmark::DoNotOptimize(load_problem(spec, 1, ""));
   }
 }

@@ -1,7 +1,9 @@
 #include "common/spec.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -45,12 +47,144 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-Spec::Spec(const json& value, std::string file, std::string path, json& resolved)
-    : value_(&value), file_(std::move(file)), path_(std::move(path)), resolved_(&resolved) {
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + ("\"" + name + "\"");
+  return list;
+}
+
+namespace {
+std::vector<const keys::Key*> pointers(const std::vector<keys::Key>& keys) {
+  std::vector<const keys::Key*> out;
+  for (const keys::Key& key : keys) out.push_back(&key);
+  return out;
+}
+
+std::string nearest_of(const std::string& given, const std::vector<std::string>& known, std::size_t best) {
+  std::string nearest;
+  for (const auto& k : known) {
+    if (auto d = edit_distance(k, given); d < best) best = d, nearest = k;
+  }
+  return nearest;
+}
+
+std::string number_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// "a number in [0, 1]", "a number in (0, 1]", "a number greater than 0", ...
+std::string number_range(const keys::Key& d) {
+  const double lo = d.min.value_or(-std::numeric_limits<double>::infinity());
+  const double hi = d.max.value_or(std::numeric_limits<double>::infinity());
+  if (d.min_open && !d.max) return "a number greater than " + number_text(lo);
+  return std::string("a number in ") + (d.min_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) +
+         (d.max_open ? ")" : "]");
+}
+
+bool in_range(const keys::Key& d, double v) {
+  if (d.min && (d.min_open ? !(v > *d.min) : !(v >= *d.min))) return false;
+  if (d.max && (d.max_open ? !(v < *d.max) : !(v <= *d.max))) return false;
+  return true;
+}
+
+std::int64_t integer_min(const keys::Key& d) {
+  return d.min ? static_cast<std::int64_t>(*d.min) : std::numeric_limits<std::int64_t>::min();
+}
+std::int64_t integer_max(const keys::Key& d) {
+  // 2^63 does not fit: a declared maximum at or above it means "no maximum".
+  return d.max && *d.max < 9.2e18 ? static_cast<std::int64_t>(*d.max)
+                                  : std::numeric_limits<std::int64_t>::max();
+}
+
+// An integer, or an integral float such as 4.0; nullopt otherwise (or when it does not fit in int64).
+std::optional<std::int64_t> as_integer(const json& v) {
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return std::nullopt;
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+      std::floor(v.get<double>()) == v.get<double>() && std::abs(v.get<double>()) < 9e15)
+    return static_cast<std::int64_t>(v.get<double>());
+  return std::nullopt;
+}
+}  // namespace
+
+Spec::Spec(const json& value, std::string file, std::string path, json& resolved,
+           std::vector<const keys::Key*> declared)
+    : value_(&value),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      resolved_(&resolved),
+      declared_(std::move(declared)) {
   if (!value_->is_object()) {
     throw InputError(where() + ": expected an object, found " + describe(*value_));
   }
   if (!resolved_->is_object()) *resolved_ = json::object();
+}
+
+Spec::Spec(const json& value, std::string file, std::string path, json& resolved,
+           const keys::Object& declared)
+    : Spec(value, std::move(file), std::move(path), resolved, pointers(declared.keys)) {}
+
+Spec Spec::of_family(const json& value, std::string file, std::string path, json& resolved,
+                     const keys::Family& family, const std::string& capability) {
+  std::shared_ptr<const json> owned;
+  const json* object = &value;
+  if (!value.is_object()) {
+    const auto& shorthand = family.shorthand();
+    const bool fits = shorthand && ((shorthand->type == keys::Type::number && value.is_number()) ||
+                                    (shorthand->type == keys::Type::string && value.is_string()));
+    if (!fits) {
+      std::string what = "an object with \"" + family.discriminator() + "\"";
+      if (shorthand) what = (shorthand->type == keys::Type::number ? "a number or " : "a string or ") + what;
+      throw InputError(file + ": " + (path.empty() ? "$" : path) + ": expected " + what + ", found " +
+                       describe(value));
+    }
+    json expanded = json::object();
+    if (shorthand->key.empty()) {
+      expanded[family.discriminator()] = value;
+    } else {
+      expanded[family.discriminator()] = shorthand->kind;
+      expanded[shorthand->key] = value;
+    }
+    owned = std::make_shared<const json>(std::move(expanded));
+    object = owned.get();
+  }
+  Spec spec(*object, std::move(file), std::move(path), resolved, std::vector<const keys::Key*>{});
+  spec.owned_ = std::move(owned);
+  spec.enter_family(family, capability);
+  return spec;
+}
+
+void Spec::enter_family(const keys::Family& family, const std::string& capability) {
+  family_ = &family;
+  const std::string& key = family.discriminator();
+  const std::vector<std::string> names = family.kind_names(capability);
+  read_.insert(key);
+  const json* v = peek(key);
+  const json default_kind = family.default_kind();
+  if (!v && !family.default_kind().empty()) v = &default_kind;
+  if (!v || !v->is_string()) expected(key, "one of " + quoted_list(names));
+  const std::string given = v->get<std::string>();
+  const keys::Kind* kind = family.find(given);
+  if (!kind || (!capability.empty() && !kind->has(capability))) {
+    const std::string nearest = nearest_of(given, names, 3);
+    fail(key, "expected one of " + quoted_list(names) + ", found \"" + given + "\"" +
+                  (nearest.empty() ? "" : " (did you mean \"" + nearest + "\"?)"));
+  }
+  kind_ = kind;
+  (*resolved_)[key] = given;
+  declared_ = pointers(family.common());
+  for (const keys::Key& k : kind->keys) declared_.push_back(&k);
+}
+
+const std::string& Spec::kind_name() const {
+  static const std::string none;
+  return kind_ ? kind_->name : none;
 }
 
 std::string Spec::where(const std::string& key) const {
@@ -68,12 +202,29 @@ const json* Spec::peek(const std::string& key) const {
   return it == value_->end() ? nullptr : &*it;
 }
 
+const keys::Key& Spec::declaration(const std::string& key) const {
+  for (const keys::Key* k : declared_)
+    if (k->name == key) return *k;
+  // Reading an undeclared key is a bug in the reading code, not bad input.
+  throw std::logic_error(where(key) + ": the key is read but not declared");
+}
+
 const json* Spec::lookup(const std::string& key) {
   read_.insert(key);
   return peek(key);
 }
 
+json Spec::fallback(const keys::Key& declared, const std::optional<json>& computed) const {
+  if (computed) {
+    if (declared.computed.empty())
+      throw std::logic_error(where(declared.name) + ": a computed default for a key declared without one");
+    return *computed;
+  }
+  return declared.fallback;
+}
+
 void Spec::echo(const std::string& key, const json& value) {
+  declaration(key);
   read_.insert(key);
   (*resolved_)[key] = value;
 }
@@ -88,194 +239,132 @@ void Spec::expected(const std::string& key, const std::string& what) const {
        "expected " + what + ", found " + (v ? describe(*v) : std::string("nothing (the key is required)")));
 }
 
-std::string Spec::string(const std::string& key, std::optional<std::string> fallback) {
+std::string Spec::string(const std::string& key, const std::optional<std::string>& computed) {
+  const keys::Key& d = declaration(key);
   const json* v = lookup(key);
-  if (!v) {
-    if (!fallback) expected(key, "a string");
-    echo(key, *fallback);
-    return *fallback;
+  const std::string what = d.choices.empty() ? "a string" : "one of " + quoted_list(d.choices);
+  json value = v ? *v : fallback(d, computed ? std::optional<json>(*computed) : std::nullopt);
+  if (value.is_null()) expected(key, what);
+  if (!value.is_string()) expected(key, what);
+  const std::string text = value.get<std::string>();
+  if (!d.choices.empty() && std::find(d.choices.begin(), d.choices.end(), text) == d.choices.end()) {
+    const std::string nearest = nearest_of(text, d.choices, 3);
+    fail(key, "expected " + what + ", found \"" + text + "\"" +
+                  (nearest.empty() ? "" : " (did you mean \"" + nearest + "\"?)"));
   }
-  if (!v->is_string()) expected(key, "a string");
-  echo(key, *v);
-  return v->get<std::string>();
+  (*resolved_)[key] = text;
+  return text;
 }
 
-std::string Spec::choice(const std::string& key, const std::vector<std::string>& allowed,
-                         std::optional<std::string> fallback) {
-  std::string list;
-  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + ("\"" + a + "\"");
+double Spec::number(const std::string& key, std::optional<double> computed) {
+  const keys::Key& d = declaration(key);
   const json* v = lookup(key);
-  if (!v && !fallback) expected(key, "one of " + list);
-  if (v && !v->is_string()) expected(key, "one of " + list);
-  std::string value = v ? v->get<std::string>() : *fallback;
-  for (const auto& a : allowed) {
-    if (a == value) {
-      echo(key, value);
-      return value;
-    }
-  }
-  std::string nearest;
-  std::size_t best = 3;
-  for (const auto& a : allowed) {
-    if (auto d = edit_distance(a, value); d < best) best = d, nearest = a;
-  }
-  fail(key, "expected one of " + list + ", found \"" + value + "\"" +
-                (nearest.empty() ? "" : " (did you mean \"" + nearest + "\"?)"));
+  const json value = v ? *v : fallback(d, computed ? std::optional<json>(*computed) : std::nullopt);
+  const std::string what = number_range(d);
+  if (value.is_null()) expected(key, what == "a number in [-inf, inf]" ? "a number" : what);
+  if (!value.is_number()) expected(key, what == "a number in [-inf, inf]" ? "a number" : what);
+  const double x = value.get<double>();
+  if (!std::isfinite(x) || !in_range(d, x)) expected(key, what);
+  (*resolved_)[key] = value;
+  return x;
 }
 
-double Spec::number(const std::string& key, std::optional<double> fallback, double min, double max) {
+std::int64_t Spec::integer(const std::string& key, std::optional<std::int64_t> computed) {
+  const keys::Key& d = declaration(key);
   const json* v = lookup(key);
-  double value;
-  if (!v) {
-    if (!fallback) expected(key, "a number");
-    value = *fallback;
-  } else {
-    if (!v->is_number()) expected(key, "a number");
-    value = v->get<double>();
-  }
-  if (!std::isfinite(value) || value < min || value > max) {
-    std::ostringstream range;
-    range << "a number in [" << min << ", " << max << "]";
-    expected(key, range.str());
-  }
-  echo(key, v ? *v : json(value));
-  return value;
-}
-
-double Spec::positive(const std::string& key, std::optional<double> fallback) {
-  const json* v = lookup(key);
-  if (v && (!v->is_number() || !(v->get<double>() > 0) || !std::isfinite(v->get<double>())))
-    expected(key, "a number greater than 0");
-  return number(key, fallback);
-}
-
-std::int64_t Spec::integer(const std::string& key, std::optional<std::int64_t> fallback, std::int64_t min,
-                           std::int64_t max) {
-  const json* v = lookup(key);
-  std::int64_t value;
+  const std::int64_t min = integer_min(d), max = integer_max(d);
   const std::string range = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-  if (!v) {
-    if (!fallback) expected(key, range);
-    value = *fallback;
-  } else if (v->is_number_integer()) {
-    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max))
-      expected(key, range);
-    value = v->get<std::int64_t>();
-  } else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>() &&
-             std::abs(v->get<double>()) < 9e15) {
-    value = static_cast<std::int64_t>(v->get<double>());
-  } else {
-    expected(key, range);
-  }
-  if (value < min || value > max) expected(key, range);
-  echo(key, value);
-  return value;
+  const json value = v ? *v : fallback(d, computed ? std::optional<json>(*computed) : std::nullopt);
+  if (value.is_null()) expected(key, range);
+  const std::optional<std::int64_t> x = as_integer(value);
+  if (!x || *x < min || *x > max) expected(key, range);
+  (*resolved_)[key] = *x;
+  return *x;
 }
 
-bool Spec::boolean(const std::string& key, std::optional<bool> fallback) {
+bool Spec::boolean(const std::string& key, std::optional<bool> computed) {
+  const keys::Key& d = declaration(key);
   const json* v = lookup(key);
-  if (!v) {
-    if (!fallback) expected(key, "true or false");
-    echo(key, *fallback);
-    return *fallback;
-  }
-  if (!v->is_boolean()) expected(key, "true or false");
-  echo(key, *v);
-  return v->get<bool>();
+  const json value = v ? *v : fallback(d, computed ? std::optional<json>(*computed) : std::nullopt);
+  if (!value.is_boolean()) expected(key, "true or false");
+  (*resolved_)[key] = value;
+  return value.get<bool>();
 }
 
-std::vector<std::int64_t> Spec::integers(const std::string& key, std::int64_t min, std::int64_t max) {
+std::vector<std::int64_t> Spec::integers(const std::string& key) {
+  const keys::Key& d = declaration(key);
   const json* v = lookup(key);
-  const std::string what =
+  const std::int64_t min = integer_min(d), max = integer_max(d);
+  std::string what =
       "a non-empty array of integers in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-  if (!v || !v->is_array() || v->empty()) expected(key, what);
+  if (d.min_items > 1 && d.min_items == d.max_items)
+    what = "an array of " + std::to_string(d.min_items) + " integers in [" + std::to_string(min) + ", " +
+           std::to_string(max) + "]";
+  const json value = v ? *v : d.fallback;
+  if (!value.is_array() || value.empty()) expected(key, what);
   std::vector<std::int64_t> out;
-  for (std::size_t i = 0; i < v->size(); ++i) {
-    const json& e = (*v)[i];
-    // Like integer(): an integral float such as 4.0 is an integer.
-    const bool integral = e.is_number_integer() || (e.is_number_float() && std::isfinite(e.get<double>()) &&
-                                                    std::floor(e.get<double>()) == e.get<double>() &&
-                                                    std::abs(e.get<double>()) < 9e15);
-    if (!integral || (e.is_number_unsigned() && e.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) ||
-        e.get<std::int64_t>() < min || e.get<std::int64_t>() > max)
-      fail(key + "[" + std::to_string(i) + "]", "expected " + what + ", found " + describe(e));
-    out.push_back(e.is_number_integer() ? e.get<std::int64_t>() : static_cast<std::int64_t>(e.get<double>()));
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::optional<std::int64_t> x = as_integer(value[i]);
+    if (!x || *x < min || *x > max)
+      fail(key + "[" + std::to_string(i) + "]", "expected " + what + ", found " + describe(value[i]));
+    out.push_back(*x);
   }
-  echo(key, *v);
+  if (out.size() < d.min_items || (d.max_items > 0 && out.size() > d.max_items)) expected(key, what);
+  (*resolved_)[key] = value;
   return out;
 }
 
-std::vector<double> Spec::numbers(const std::string& key, std::optional<std::vector<double>> fallback) {
+double Spec::unit_value(const std::string& key, std::optional<double> (*parse)(const std::string&),
+                        const std::string& what, bool zero_allowed) {
+  const keys::Key& d = declaration(key);
   const json* v = lookup(key);
-  if (!v) {
-    if (!fallback) expected(key, "an array of numbers");
-    echo(key, *fallback);
-    return *fallback;
-  }
-  if (!v->is_array()) expected(key, "an array of numbers");
-  std::vector<double> out;
-  for (std::size_t i = 0; i < v->size(); ++i) {
-    const json& e = (*v)[i];
-    if (!e.is_number() || !std::isfinite(e.get<double>()))
-      fail(key + "[" + std::to_string(i) + "]", "expected a number, found " + describe(e));
-    out.push_back(e.get<double>());
-  }
-  echo(key, *v);
-  return out;
-}
-
-namespace {
-template <typename Parse>
-double unit_value(Spec& spec, const std::string& key, std::optional<std::string> fallback, Parse parse,
-                  const std::string& what) {
-  const json* v = spec.peek(key);
-  json given = v ? *v : json(fallback.value_or(""));
-  if (!v && !fallback) spec.expected(key, what);
+  const json given = v ? *v : d.fallback;
+  if (given.is_null()) expected(key, what);
   std::optional<double> value;
   if (given.is_number())
     value = given.get<double>();
   else if (given.is_string())
     value = parse(given.get<std::string>());
-  if (!value || !std::isfinite(*value) || *value <= 0) spec.expected(key, what);
-  spec.echo(key, given);
+  if (!value || !std::isfinite(*value) || *value < 0 || (*value == 0 && !zero_allowed)) expected(key, what);
+  if (*value != 0 && !in_range(d, *value))
+    fail(key, "is " + describe(given) + " = " + number_text(*value) + " " + d.unit +
+                  "; allowed: " + number_range(d).substr(std::string("a number ").size()) + " " + d.unit);
+  (*resolved_)[key] = given;
   return *value;
 }
-}  // namespace
 
-double Spec::bandwidth(const std::string& key, std::optional<std::string> fallback) {
-  return unit_value(*this, key, fallback, units::bandwidth,
-                    "a positive bandwidth such as \"100Mbps\" (bits/s) or \"10MBps\" (bytes/s)");
+double Spec::bandwidth(const std::string& key) {
+  return unit_value(key, units::bandwidth,
+                    "a positive bandwidth such as \"100Mbps\" (bits/s) or \"10MBps\" (bytes/s)", false);
 }
 
-double Spec::duration(const std::string& key, std::optional<std::string> fallback) {
-  const json* v = peek(key);
+double Spec::duration(const std::string& key) {
   // Zero latency is legal; other durations must be positive.
-  if (v && ((v->is_number() && v->get<double>() == 0) ||
-            (v->is_string() && units::duration(v->get<std::string>()) == 0.0))) {
-    echo(key, *v);
-    return 0.0;
-  }
-  return unit_value(*this, key, fallback, units::duration, "a duration such as \"500us\", \"1ms\" or \"2s\"");
+  return unit_value(key, units::duration, "a duration such as \"500us\", \"1ms\" or \"2s\"", true);
 }
 
-double Spec::speed(const std::string& key, std::optional<std::string> fallback) {
-  return unit_value(*this, key, fallback, units::speed, "a positive speed such as \"10Gf\" (flop/s)");
+double Spec::speed(const std::string& key) {
+  return unit_value(key, units::speed, "a positive speed such as \"10Gf\" (flop/s)", false);
 }
 
-Spec Spec::object(const std::string& key, bool required) {
+Spec Spec::object(const std::string& key) {
+  const keys::Key& d = declaration(key);
+  if (d.type != keys::Type::object) throw std::logic_error(where(key) + ": not declared as an object");
   const json* v = lookup(key);
   static const json empty = json::object();
   if (!v) {
-    if (required) expected(key, "an object");
+    if (d.required()) expected(key, "an object");
     v = &empty;
   }
   if (!v->is_object()) expected(key, "an object");
   json& child = (*resolved_)[key];
   if (!child.is_object()) child = json::object();
-  return Spec(*v, file_, (path_.empty() ? "$" : path_) + "." + key, child);
+  return Spec(*v, file_, (path_.empty() ? "$" : path_) + "." + key, child, *d.object);
 }
 
 std::vector<Spec> Spec::objects(const std::string& key) {
+  const keys::Key& d = declaration(key);
+  if (d.type != keys::Type::objects) throw std::logic_error(where(key) + ": not declared as objects");
   const json* v = lookup(key);
   if (!v) return {};
   if (!v->is_array()) expected(key, "an array of objects");
@@ -285,24 +374,74 @@ std::vector<Spec> Spec::objects(const std::string& key) {
   std::vector<Spec> specs;
   for (std::size_t i = 0; i < v->size(); ++i) {
     const std::string p = (path_.empty() ? "$" : path_) + "." + key + "[" + std::to_string(i) + "]";
-    specs.emplace_back((*v)[i], file_, p, out[i]);
+    specs.emplace_back((*v)[i], file_, p, out[i], *d.object);
+  }
+  return specs;
+}
+
+Spec Spec::variant(const std::string& key) {
+  const keys::Key& d = declaration(key);
+  if (d.type != keys::Type::variant) throw std::logic_error(where(key) + ": not declared as a variant");
+  const json* v = lookup(key);
+  std::shared_ptr<const json> owned;
+  if (!v) {
+    // Absent: the declared default, or an empty object when the family has a default kind.
+    if (d.fallback.is_null() && !(d.optional && !d.family->default_kind().empty())) {
+      std::string what = "an object with \"" + d.family->discriminator() + "\"";
+      expected(key, what);
+    }
+    owned = std::make_shared<const json>(d.fallback.is_null() ? json::object() : d.fallback);
+    v = owned.get();
+  }
+  json& child = (*resolved_)[key];
+  child = json::object();
+  Spec spec = of_family(*v, file_, (path_.empty() ? "$" : path_) + "." + key, child, *d.family,
+                        d.capability.empty() ? std::string() : d.capability.front());
+  if (owned && !spec.owned_) spec.owned_ = std::move(owned);
+  return spec;
+}
+
+std::vector<Spec> Spec::variants(const std::string& key) {
+  const keys::Key& d = declaration(key);
+  if (d.type != keys::Type::variants) throw std::logic_error(where(key) + ": not declared as variants");
+  const json* v = lookup(key);
+  const std::string what = d.min_items > 0 && d.min_items == d.max_items
+                               ? "an array of " + std::to_string(d.min_items) + " objects"
+                               : "an array of objects";
+  if (!v || !v->is_array() || v->size() < d.min_items || (d.max_items > 0 && v->size() > d.max_items))
+    expected(key, what);
+  json& out = (*resolved_)[key];
+  out = json::array();
+  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(json::object());
+  std::vector<Spec> specs;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string p = (path_.empty() ? "$" : path_) + "." + key + "[" + std::to_string(i) + "]";
+    const std::string capability = i < d.capability.size() ? d.capability[i] : std::string();
+    specs.push_back(of_family((*v)[i], file_, p, out[i], *d.family, capability));
   }
   return specs;
 }
 
 void Spec::finish() const {
+  std::vector<std::string> known;
+  if (family_) known.push_back(family_->discriminator());
+  for (const keys::Key* k : declared_) known.push_back(k->name);
+  std::sort(known.begin(), known.end());
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     if (read_.count(it.key())) continue;
-    std::string nearest;
-    std::size_t best = std::max<std::size_t>(3, it.key().size() / 3 + 1);
-    for (const auto& known : read_) {
-      if (auto d = edit_distance(known, it.key()); d < best) best = d, nearest = known;
+    if (std::find(known.begin(), known.end(), it.key()) != known.end()) {
+      throw InputError(where(it.key()) + ": \"" + it.key() +
+                       "\" does not apply with the other settings here");
     }
+    const std::string nearest =
+        nearest_of(it.key(), known, std::max<std::size_t>(3, it.key().size() / 3 + 1));
     std::string known_list;
-    for (const auto& known : read_) known_list += (known_list.empty() ? "" : ", ") + known;
-    throw InputError(where(it.key()) + ": unknown key \"" + it.key() + "\"" +
-                     (nearest.empty() ? "" : " (did you mean \"" + nearest + "\"?)") +
-                     (known_list.empty() ? "" : "; known keys here: " + known_list));
+    for (const auto& k : known) known_list += (known_list.empty() ? "" : ", ") + k;
+    throw InputError(
+        where(it.key()) + ": unknown key \"" + it.key() + "\"" +
+        (kind_ ? " for " + family_->discriminator() + " \"" + kind_->name + "\"" : std::string()) +
+        (nearest.empty() ? "" : " (did you mean \"" + nearest + "\"?)") +
+        (known_list.empty() ? "" : "; known keys here: " + known_list));
   }
 }
 

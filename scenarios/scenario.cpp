@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/spec.hpp"
 #include "scenarios/dotted_path.hpp"
+#include "scenarios/network.hpp"
 
 namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
@@ -29,42 +30,74 @@ std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, 
   return all;
 }
 
-// Errors about other files (a dataset, an edge list) also name the scenario and the object that led there.
-template <typename F>
-auto in_context(const Spec& spec, F&& body) {
-  try {
-    return body();
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    if (what.find(spec.file() + ": $") != std::string::npos) throw;
-    throw InputError(spec.where() + ": " + what);
-  }
-}
 }  // namespace
 
-Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
-  Spec root(document, origin, "", resolved_);
-  if (root.has("$schema")) root.string("$schema");  // lets editors find scenarios/scenario.schema.json
-  name_ = root.string("name", fs::path(origin).stem().string());
-  seed_ = static_cast<std::uint64_t>(root.integer("seed", 1, 0));
+const keys::Object& scenario_keys() {
+  static const keys::Object compute{
+      "compute",
+      "How fast the simulated hosts compute.",
+      {keys::speed("host_speed", "Speed of every host for model math (forward and backward passes).")
+           .fallback_to("10Gf")}};
+  static const keys::Object eval{
+      "eval",
+      "What the observer measures (free: no simulated time, no bits).",
+      {keys::integer("every", "Steps between trace rows (and the last step).").fallback_to(100).at_least(1),
+       keys::boolean("suboptimality", "Add the column f(x̄) − f*; f* is solved before simulating.")
+           .computed_default(
+               "true for data sets whose optimum is cheap (synthetic) with a convex model, else false"),
+       keys::integer("train_subset", "Evaluate the training loss on this many samples drawn once (0: all).")
+           .fallback_to(0)
+           .at_least(0)}};
+  static const keys::Object root{
+      "scenario",
+      "One simulated training run of decentralized SGD: the network, the data, the model and the algorithm. "
+      "Unknown keys are errors; `sgdsim validate S.json` prints the scenario with every default filled in "
+      "(what a "
+      "run writes to resolved.json). Comments (// and /* */) are allowed.",
+      {keys::string("$schema",
+                    "The path or URL of this schema, so that editors find it; echoed, otherwise ignored.")
+           .may_be_absent(),
+       keys::string("name", "A label for the run, copied into summary.json.")
+           .computed_default("the scenario file's name without its extension"),
+       keys::integer(
+           "seed",
+           "Seed of every random stream (graph, partition, initialisation, minibatches, compression, "
+           "evaluation subset). Same scenario and seed give byte-identical outputs.")
+           .fallback_to(1)
+           .at_least(0),
+       keys::object("network", network_keys(), "The modeled network."),
+       keys::object("compute", compute, "The simulated hosts."),
+       keys::variant("data", learning::datasets(), "The learning problem and its split across nodes."),
+       keys::variant("model", learning::models(), "The model every node trains."),
+       keys::variant("algorithm", protocols::protocols(), "The distributed training algorithm."),
+       keys::object("eval", eval, "What the trace measures.")}};
+  return root;
+}
 
-  Spec network = root.object("network");
-  topology_ = in_context(network, [&] { return topology::make_topology(network, seed_, base_dir); });
-  network_.model = network.choice("model", {"ideal", "tcp"}, "ideal");
-  network_.header_bytes = static_cast<std::size_t>(network.integer("header_bytes", 0, 0, 1 << 30));
-  network.finish();
+Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
+  Spec root(document, origin, "", resolved_, scenario_keys());
+  if (root.has("$schema")) root.string("$schema");
+  name_ = root.string("name", fs::path(origin).stem().string());
+  seed_ = static_cast<std::uint64_t>(root.integer("seed"));
+
+  Network network = read_network(root, seed_, base_dir);
+  topology_ = std::move(network.topology);
+  network_ = network.options;
 
   Spec compute = root.object("compute");
-  network_.host_speed = compute.speed("host_speed", "10Gf");
+  network_.host_speed = compute.speed("host_speed");
   compute.finish();
 
-  Spec data = root.object("data", true);
-  problem_ = in_context(data, [&] { return learning::load_problem(data, seed_, base_dir); });
-  shards_ = learning::partition(data, problem_.train, topology_.nodes, seed_);
-  const auto batch_size = static_cast<std::size_t>(data.integer("batch_size", 32, 1, 1 << 24));
+  Spec data = root.variant("data");
+  problem_ = data.in_context([&] { return learning::load_problem(data, seed_, base_dir); });
+  {
+    Spec partition = data.variant("partition");
+    shards_ = learning::partition(partition, problem_.train, topology_.nodes, seed_);
+  }
+  const auto batch_size = static_cast<std::size_t>(data.integer("batch_size"));
   data.finish();
 
-  Spec model = root.object("model", true);
+  Spec model = root.variant("model");
   model_ = learning::make_model(model, problem_.train);
   environment_.topology = &topology_;
   environment_.model = model_.get();
@@ -73,20 +106,20 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.batch_size = batch_size;
   environment_.seed = seed_;
   environment_.clock = &clock_;
-  Spec algorithm = root.object("algorithm", true);
+  Spec algorithm = root.variant("algorithm");
   protocol_ = protocols::make_protocol(algorithm, environment_);
-  algorithm_ = resolved_["algorithm"]["kind"].get<std::string>();
+  algorithm_ = algorithm.kind_name();
   observer_options_.steps = resolved_["algorithm"]["steps"].get<std::int64_t>();
-  observer_options_.has_trigger = algorithm_ == "sparq";
+  observer_options_.has_trigger = algorithm.kind()->has("fires_triggers");
 
   Spec eval = root.object("eval");
-  observer_options_.every = eval.integer("every", 100, 1);
+  observer_options_.every = eval.integer("every");
   // f* (for the suboptimality column) is solved before simulating, not while validating: it can take seconds.
-  const bool convex = learning::has_optimum(*model_);
-  solve_optimum_ = eval.boolean("suboptimality", resolved_["data"]["dataset"] == "synthetic" && convex);
+  const bool convex = model.kind()->has("convex");
+  solve_optimum_ = eval.boolean("suboptimality", data.kind()->has("suboptimality_by_default") && convex);
   if (solve_optimum_ && !convex)
     eval.fail("suboptimality", "needs a convex model (logistic, linear, softmax)");
-  const auto subset = static_cast<std::size_t>(eval.integer("train_subset", 0, 0));
+  const auto subset = static_cast<std::size_t>(eval.integer("train_subset"));
   if (subset > problem_.train.samples()) {
     eval.fail("train_subset", "asks for " + std::to_string(subset) + " samples but the training set has " +
                                   std::to_string(problem_.train.samples()) + " (0 means all)");

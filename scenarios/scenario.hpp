@@ -14,11 +14,15 @@
 #include "algorithms/learning/partition.hpp"
 #include "algorithms/protocols/protocol.hpp"
 #include "analysis/observer.hpp"
+#include "common/keys.hpp"
 #include "common/wall_clock.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::scenarios {
+
+// The declarations of every key of a scenario document (the root of the JSON Schema and the key reference).
+const keys::Object& scenario_keys();
 
 class Scenario {
  public:

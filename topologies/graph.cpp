@@ -64,4 +64,16 @@ std::size_t diameter(const Topology& topology) {
   return longest;
 }
 
+std::string describe_components(const Topology& topology) {
+  const auto label = components(topology);
+  std::size_t count = 0, stray = topology.nodes;
+  for (std::size_t i = 0; i < topology.nodes; ++i) {
+    count = std::max(count, label[i] + 1);
+    if (label[i] != label[0] && stray == topology.nodes) stray = i;
+  }
+  if (count <= 1) return {};
+  return std::to_string(count) + " connected components (node " + std::to_string(stray) +
+         " cannot be reached from node 0)";
+}
+
 }  // namespace sgdsim::topology

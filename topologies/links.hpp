@@ -11,6 +11,11 @@ class Spec;
 
 namespace sgdsim::topology {
 
+// Declarations of the "link", "heterogeneity" and each "overrides" object.
+const keys::Object& link_keys();
+const keys::Object& heterogeneity_keys();
+const keys::Object& override_keys();
+
 // The "link" object: defaults for every edge.
 Link read_default_link(Spec& network);
 

@@ -3,8 +3,11 @@
 // matrix W that gossip protocols use on it.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "common/keys.hpp"
 
 namespace sgdsim {
 class Spec;
@@ -36,13 +39,23 @@ struct Mixing {
   std::vector<std::vector<double>> neighbor;  // neighbor[i][k] = w_{i, neighbors[i][k]}
 };
 
-// Reads the scenario's "network" object except "model" and "header_bytes" (topology, link, per-edge
-// overrides, heterogeneity). Random graphs draw from the seed. Relative edge-list paths resolve against
-// `base_dir`.
+// The topology kinds; each registers itself from its own file (regular_graphs.cpp, random_graphs.cpp, ...).
+// A factory reads its keys and returns the graph (links are set afterwards); random kinds draw from `seed`,
+// file kinds resolve relative paths against `base_dir`.
+using TopologyFactory = std::function<Topology(Spec&, std::uint64_t seed, const std::string& base_dir)>;
+keys::Registry<TopologyFactory>& topologies();
+
+// The keys of the scenario's "network" object that this layer reads: topology, link, heterogeneity,
+// overrides.
+std::vector<keys::Key> network_keys();
+
+// Reads those keys of `network`: the graph, then the links (default, heterogeneity, per-edge overrides).
 Topology make_topology(Spec& network, std::uint64_t seed, const std::string& base_dir);
 
 // "metropolis" (w_ij = 1/(1 + max(deg_i, deg_j))) or "uniform" (w_ij = 1/(1 + max degree)). Checks W.
 Mixing make_mixing(const Topology& topology, const std::string& weights);
+// The scenario key that chooses those weights (declared once for every protocol that mixes).
+keys::Key weights_key();
 
 // How spectral_gap finds lambda_2: `automatic` is exact (dense, Eigen) up to dense_gap_limit nodes and
 // Lanczos above.

@@ -4,6 +4,7 @@
 // alone. Wire formats and options: docs/compression.md.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,7 +14,11 @@
 
 namespace sgdsim {
 class Spec;
+namespace keys {
+template <typename Factory>
+class Registry;
 }
+}  // namespace sgdsim
 
 namespace sgdsim::compression {
 
@@ -54,13 +59,17 @@ class Compressor {
   // compressor can hand its tail to an inner decoder and still report where in the whole message it broke.
   virtual void decode_from(std::span<const std::uint8_t> message, std::size_t start,
                            std::span<float> out) const = 0;
-
-  // True for `none`: the decoded vector equals the input exactly.
-  virtual bool is_identity() const { return false; }
 };
 
-// Builds a compressor from its scenario object (e.g. {"kind": "qsgd", "levels": 16}), validating every key,
-// echoing defaults and calling spec.finish(). Unknown kinds and keys are InputErrors naming the JSON path.
+// The compressor kinds. Each registers itself from its own file with its keys, a factory that reads them from
+// a Spec (positioned on the compressor object, kind already read) and capabilities: "sparsifier" (selects
+// coordinates; first stage of `compose`), "codes_values" (codes a vector's values; second stage of
+// `compose`).
+using CompressorFactory = std::function<std::unique_ptr<Compressor>(Spec&)>;
+keys::Registry<CompressorFactory>& compressors();
+
+// Builds a compressor from a Spec of the compressor family (Spec::variant or Spec::of_family), validating
+// every key, echoing defaults and calling spec.finish(). Unknown keys are InputErrors naming the JSON path.
 std::unique_ptr<Compressor> make_compressor(Spec& spec);
 
 // Convenience for code and tests: the same, from JSON text (errors name `origin`).

@@ -9,7 +9,6 @@ class Identity final : public Compressor {
   void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const override;
   void decode_from(std::span<const std::uint8_t> message, std::size_t start,
                    std::span<float> out) const override;
-  bool is_identity() const override { return true; }
 };
 
 }  // namespace sgdsim::compression

@@ -1,6 +1,10 @@
 #include "algorithms/learning/generalized_linear_model.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+#include "common/spec.hpp"
 
 namespace sgdsim::learning {
 
@@ -94,5 +98,69 @@ Eigen::MatrixXd GeneralizedLinearModel::hessian(std::span<const double> params, 
   full.diagonal().array() += l2_;
   return full;
 }
+
+namespace {
+
+std::string value_text(double v) {
+  std::string text = json(v).dump();
+  if (text.size() > 2 && text.ends_with(".0")) text.resize(text.size() - 2);
+  return text;
+}
+
+// The class index of the positive class for a binary logistic model. On two-class data it defaults to the
+// second class (label 1 or +1); on multiclass data it must be chosen, by its label as written in the data.
+int positive_class(Spec& spec, const Dataset& train) {
+  if (!spec.has("positive_class")) {
+    if (train.classes == 2) {
+      spec.echo("positive_class", train.class_values.empty() ? json(1) : json(train.class_values[1]));
+      return 1;
+    }
+    spec.fail("positive_class",
+              "the data has " + std::to_string(train.classes) +
+                  " classes and \"logistic\" is binary: set \"positive_class\" to the label of "
+                  "the class to separate from the others (one-vs-rest), or use \"softmax\"");
+  }
+  const double label = spec.number("positive_class");
+  if (train.class_values.empty()) {
+    if (label == std::floor(label) && label >= 0 && label < train.classes) return static_cast<int>(label);
+  } else {
+    for (std::size_t k = 0; k < train.class_values.size(); ++k) {
+      if (train.class_values[k] == label) return static_cast<int>(k);
+    }
+  }
+  std::string known;
+  for (int k = 0; k < train.classes; ++k) {
+    known += (k ? ", " : "") +
+             (train.class_values.empty() ? std::to_string(k) : value_text(train.class_values[k]));
+  }
+  spec.fail("positive_class",
+            "is " + value_text(label) + ", which is not a label of the data (labels: " + known + ")");
+}
+
+const bool registered =
+    models().add({"logistic",
+                  "Binary logistic regression (one-vs-rest on multiclass data).",
+                  {keys::number("positive_class", "The label (as written in the data) of the positive class.")
+                       .computed_default("the second class on two-class data; required otherwise")},
+                  {"convex", "needs_class_labels"}},
+                 [](Spec& spec, const Dataset& train) {
+                   const int positive = positive_class(spec, train);
+                   return std::make_unique<GeneralizedLinearModel>(GeneralizedLinearModel::Link::logistic,
+                                                                   train.dimension(), spec.number("l2"),
+                                                                   positive);
+                 }) &&
+    models().add({"linear", "Least squares on real-valued targets.", {}, {"convex"}},
+                 [](Spec& spec, const Dataset& train) {
+                   if (train.targets.size() != train.samples()) {
+                     spec.fail(
+                         "kind",
+                         "\"linear\" (least squares) needs real-valued targets, which this data set does "
+                         "not have (use a synthetic \"linear\" problem or a LIBSVM file)");
+                   }
+                   return std::make_unique<GeneralizedLinearModel>(GeneralizedLinearModel::Link::linear,
+                                                                   train.dimension(), spec.number("l2"));
+                 });
+
+}  // namespace
 
 }  // namespace sgdsim::learning

@@ -33,36 +33,52 @@ class Schedule final : public LearningRate {
   std::int64_t every_, warmup_;
 };
 
+std::unique_ptr<LearningRate> make(Spec& spec, Schedule::Kind kind, double t0, double factor,
+                                   std::int64_t every) {
+  const double value = spec.number("value");
+  const std::int64_t warmup = spec.integer("warmup");
+  return std::make_unique<Schedule>(kind, value, t0, factor, every, warmup);
+}
+
+const bool registered =
+    learning_rates().add({"constant", "η_t = value.", {}, {}},
+                         [](Spec& spec) { return make(spec, Schedule::Kind::constant, 0, 1, 1); }) &&
+    learning_rates().add(
+        {"inverse_time",
+         "η_t = value · t0 / (t0 + t).",
+         {keys::number("t0", "Steps until the rate has halved.").above(0).in_unit("steps")},
+         {}},
+        [](Spec& spec) { return make(spec, Schedule::Kind::inverse_time, spec.number("t0"), 1, 1); }) &&
+    learning_rates().add(
+        {"step",
+         "η_t = value · factor^⌊t / every⌋.",
+         {keys::number("factor", "Decay factor applied every `every` steps.").above(0).at_most(1),
+          keys::integer("every", "Steps between decays.").at_least(1).in_unit("steps")},
+         {}},
+        [](Spec& spec) {
+          const double factor = spec.number("factor");
+          return make(spec, Schedule::Kind::step, 0, factor, spec.integer("every"));
+        });
+
 }  // namespace
 
-std::unique_ptr<LearningRate> make_learning_rate(Spec& parent, const char* key) {
-  const json* given = parent.peek(key);
-  if (!given || !given->is_object()) {
-    if (given && !given->is_number()) {
-      parent.expected(key,
-                      "a number (constant rate) or an object such as {\"schedule\": \"inverse_time\", "
-                      "\"value\": 0.1, \"t0\": 1000}");
-    }
-    return std::make_unique<Schedule>(Schedule::Kind::constant, parent.positive(key), 0, 1, 1, 0);
-  }
-  Spec spec = parent.object(key);
-  const std::string name = spec.choice("schedule", {"constant", "inverse_time", "step"}, "constant");
-  const double value = spec.positive("value");
-  double t0 = 0, factor = 1;
-  std::int64_t every = 1;
-  Schedule::Kind kind = Schedule::Kind::constant;
-  if (name == "inverse_time") {
-    kind = Schedule::Kind::inverse_time;
-    t0 = spec.positive("t0");
-  } else if (name == "step") {
-    kind = Schedule::Kind::step;
-    factor = spec.number("factor", std::nullopt, 0.0, 1.0);
-    if (factor == 0) spec.expected("factor", "a decay factor in (0, 1]");
-    every = spec.integer("every", std::nullopt, 1);
-  }
-  const std::int64_t warmup = spec.integer("warmup", 0, 0);
+keys::Registry<LearningRateFactory>& learning_rates() {
+  static keys::Registry<LearningRateFactory> family(
+      "lr", "schedule", "A learning-rate schedule η_t (t counts steps from 0).",
+      {keys::number("value", "The base rate η_0.").above(0),
+       keys::integer("warmup",
+                     "Steps of linear warm-up: the rate is scaled by (t + 1) / warmup while t < warmup.")
+           .fallback_to(0)
+           .at_least(0)
+           .in_unit("steps")},
+      keys::Shorthand{keys::Type::number, "constant", "value"}, "constant");
+  return family;
+}
+
+std::unique_ptr<LearningRate> make_learning_rate(Spec& spec) {
+  auto rate = learning_rates().factory(spec.kind_name())(spec);
   spec.finish();
-  return std::make_unique<Schedule>(kind, value, t0, factor, every, warmup);
+  return rate;
 }
 
 }  // namespace sgdsim::learning

@@ -1,8 +1,11 @@
 #pragma once
 // Learning-rate schedules eta_t: constant, inverse_time (eta0 * t0 / (t0 + t)), step decay; optional linear
-// warm-up.
+// warm-up. Each schedule is a kind of the "lr" family; a bare number is a constant rate.
 #include <cstdint>
+#include <functional>
 #include <memory>
+
+#include "common/keys.hpp"
 
 namespace sgdsim {
 class Spec;
@@ -16,7 +19,10 @@ class LearningRate {
   virtual double at(std::int64_t step) const = 0;  // step counts from 0
 };
 
-// Reads the scenario's "lr" object; a bare number means a constant rate.
-std::unique_ptr<LearningRate> make_learning_rate(Spec& parent, const char* key = "lr");
+using LearningRateFactory = std::function<std::unique_ptr<LearningRate>(Spec&)>;
+keys::Registry<LearningRateFactory>& learning_rates();
+
+// Builds the schedule of a Spec of the "lr" family (Spec::variant("lr")), finishing it.
+std::unique_ptr<LearningRate> make_learning_rate(Spec& lr);
 
 }  // namespace sgdsim::learning

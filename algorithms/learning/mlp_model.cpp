@@ -2,6 +2,8 @@
 
 #include "algorithms/learning/softmax_model.hpp"
 
+#include "common/spec.hpp"
+
 namespace sgdsim::learning {
 
 MlpModel::MlpModel(std::size_t features, std::vector<std::size_t> hidden, int classes, double l2)
@@ -92,5 +94,20 @@ template BlockSums MlpModel::block<float>(const float*, const RowMatrix<float>&,
                                           std::span<const std::size_t>, float*) const;
 template BlockSums MlpModel::block<double>(const double*, const RowMatrix<double>&, const Dataset&,
                                            std::span<const std::size_t>, double*) const;
+
+namespace {
+const bool registered = models().add(
+    {"mlp",
+     "A fully connected network with ReLU hidden layers and a softmax output.",
+     {keys::integers("hidden", "Widths of the hidden layers.")
+          .fallback_to(json::array({128}))
+          .between(1, 65536)},
+     {"needs_class_labels"}},
+    [](Spec& spec, const Dataset& train) {
+      std::vector<std::size_t> hidden;
+      for (std::int64_t width : spec.integers("hidden")) hidden.push_back(static_cast<std::size_t>(width));
+      return std::make_unique<MlpModel>(train.dimension(), hidden, train.classes, spec.number("l2"));
+    });
+}  // namespace
 
 }  // namespace sgdsim::learning

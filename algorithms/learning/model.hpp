@@ -2,10 +2,12 @@
 // A model over one flat parameter vector. Protocols see only this interface: loss, gradient and a flop count
 // per sample that the simulator charges as compute time.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 
 #include "algorithms/learning/dataset.hpp"
+#include "common/keys.hpp"
 #include "common/rng.hpp"
 
 namespace sgdsim {
@@ -36,7 +38,13 @@ class Model {
   virtual double flops_per_sample() const = 0;
 };
 
-// Builds a model for the given data from its scenario object ({"kind": "softmax", "l2": 1e-4}).
+// The model kinds. Each registers itself from its own file with its keys and capabilities: "convex" (a unique
+// optimum f*, so a suboptimality column), "needs_class_labels" (classification data only).
+using ModelFactory = std::function<std::unique_ptr<Model>(Spec&, const Dataset& train)>;
+keys::Registry<ModelFactory>& models();
+
+// Builds a model for the given data from a Spec of the model family ({"kind": "softmax", "l2": 1e-4}),
+// finishing it.
 std::unique_ptr<Model> make_model(Spec& spec, const Dataset& train);
 
 }  // namespace sgdsim::learning

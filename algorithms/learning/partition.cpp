@@ -63,8 +63,11 @@ std::vector<double> dirichlet(double alpha, std::size_t nodes, Rng& rng) {
 
 // Per class, a Dirichlet(alpha) draw says which fraction of that class each node receives (Hsu, Qi and Brown
 // 2019): small alpha gives each node few classes, large alpha approaches the iid split.
-std::vector<Shard> split_dirichlet(const Dataset& train, std::size_t nodes, double alpha, Rng& rng,
-                                   Spec& data) {
+std::vector<Shard> split_dirichlet(Spec& spec, const Dataset& train, std::size_t nodes, Rng& rng) {
+  const double alpha = spec.number("alpha");
+  if (train.classes < 1 || train.labels.size() != train.samples()) {
+    spec.fail("kind", "a Dirichlet split needs class labels; this data set is a regression problem");
+  }
   std::vector<std::vector<std::size_t>> by_class(static_cast<std::size_t>(train.classes));
   for (std::size_t i = 0; i < train.samples(); ++i)
     by_class[static_cast<std::size_t>(train.labels[i])].push_back(i);
@@ -91,62 +94,73 @@ std::vector<Shard> split_dirichlet(const Dataset& train, std::size_t nodes, doub
     }
     if (std::none_of(shards.begin(), shards.end(), [](const Shard& s) { return s.empty(); })) return shards;
   }
-  data.fail("partition", "a Dirichlet split with alpha = " + json(alpha).dump() + " left some of the " +
-                             std::to_string(nodes) + " nodes without samples in " +
-                             std::to_string(dirichlet_attempts) +
-                             " draws; raise alpha, use fewer nodes or more samples");
+  spec.fail("alpha", "a Dirichlet split with alpha = " + json(alpha).dump() + " left some of the " +
+                         std::to_string(nodes) + " nodes without samples in " +
+                         std::to_string(dirichlet_attempts) +
+                         " draws; raise alpha, use fewer nodes or more samples");
 }
+
+std::vector<std::size_t> all_samples(const Dataset& train) {
+  std::vector<std::size_t> order(train.samples());
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+std::vector<Shard> split_iid(Spec&, const Dataset& train, std::size_t nodes, Rng& rng) {
+  std::vector<std::size_t> order = all_samples(train);
+  shuffle(order, rng);
+  return split_evenly(order, nodes);
+}
+
+// The classic pathological non-iid split: consecutive nodes see consecutive classes. Regression data is
+// sorted by target instead.
+std::vector<Shard> split_label_sorted(Spec&, const Dataset& train, std::size_t nodes, Rng&) {
+  std::vector<std::size_t> order = all_samples(train);
+  const std::size_t n = order.size();
+  if (train.labels.size() == n) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return train.labels[a] < train.labels[b]; });
+  } else if (train.targets.size() == n) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return train.targets[a] < train.targets[b]; });
+  }
+  return split_evenly(order, nodes);
+}
+
+const bool registered =
+    partitions().add({"iid", "A uniformly random split into nearly equal shards.", {}, {}}, split_iid) &&
+    partitions().add({"label_sorted",
+                      "Samples sorted by label (or target), then cut into consecutive nearly equal shards.",
+                      {},
+                      {}},
+                     split_label_sorted) &&
+    partitions().add(
+        {"dirichlet",
+         "Per class, a Dirichlet(alpha) draw gives each node's share (Hsu, Qi and Brown 2019): small "
+         "alpha gives each node few classes.",
+         {keys::number("alpha", "The concentration α.").above(0)},
+         {}},
+        split_dirichlet);
 
 }  // namespace
 
-std::vector<Shard> partition(Spec& data, const Dataset& train, std::size_t nodes, std::uint64_t seed) {
-  const std::vector<std::string> kinds{"iid", "label_sorted", "dirichlet"};
-  std::string kind;
-  double alpha = 0;
-  const json* given = data.peek("partition");
-  if (given && given->is_object()) {
-    Spec object = data.object("partition");
-    kind = object.choice("kind", kinds);
-    if (kind == "dirichlet") alpha = object.positive("alpha");
-    object.finish();
-  } else {
-    kind = data.choice("partition", kinds, "iid");
-    if (kind == "dirichlet") {
-      data.fail("partition",
-                "\"dirichlet\" needs a concentration: write {\"kind\": \"dirichlet\", \"alpha\": 0.5}");
-    }
-  }
-  if (nodes == 0)
-    throw InputError(data.where("partition") + ": there are no nodes to partition the data across");
-  const std::size_t n = train.samples();
-  if (n < nodes) {
-    data.fail("partition", "the training set has " + std::to_string(n) + " samples, fewer than the " +
-                               std::to_string(nodes) + " nodes; every node needs at least one");
+keys::Registry<PartitionFactory>& partitions() {
+  static keys::Registry<PartitionFactory> family("partition", "kind",
+                                                 "How training samples are assigned to nodes.", {},
+                                                 keys::Shorthand{keys::Type::string, "", ""});
+  return family;
+}
+
+std::vector<Shard> partition(Spec& spec, const Dataset& train, std::size_t nodes, std::uint64_t seed) {
+  if (nodes == 0) throw InputError(spec.where() + ": there are no nodes to partition the data across");
+  if (train.samples() < nodes) {
+    spec.fail("kind", "the training set has " + std::to_string(train.samples()) +
+                          " samples, fewer than the " + std::to_string(nodes) +
+                          " nodes; every node needs at least one");
   }
   Rng rng = Rng::stream(seed, 0, Purpose::partition);
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::vector<Shard> shards;
-  if (kind == "iid") {
-    shuffle(order, rng);
-    shards = split_evenly(order, nodes);
-  } else if (kind == "label_sorted") {
-    // The classic pathological non-iid split: consecutive nodes see consecutive classes. Regression data is
-    // sorted by target instead.
-    if (train.labels.size() == n) {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t a, std::size_t b) { return train.labels[a] < train.labels[b]; });
-    } else if (train.targets.size() == n) {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t a, std::size_t b) { return train.targets[a] < train.targets[b]; });
-    }
-    shards = split_evenly(order, nodes);
-  } else {
-    if (train.classes < 1 || train.labels.size() != n) {
-      data.fail("partition", "a Dirichlet split needs class labels; this data set is a regression problem");
-    }
-    shards = split_dirichlet(train, nodes, alpha, rng, data);
-  }
+  std::vector<Shard> shards = partitions().factory(spec.kind_name())(spec, train, nodes, rng);
+  spec.finish();
   // Ascending indices: reproducible regardless of how a shard was built, and friendlier to the cache.
   for (Shard& shard : shards) std::sort(shard.begin(), shard.end());
   return shards;

@@ -1,5 +1,7 @@
 #include "algorithms/learning/softmax_model.hpp"
 
+#include "common/spec.hpp"
+
 namespace sgdsim::learning {
 
 template <typename T>
@@ -72,5 +74,13 @@ template BlockSums SoftmaxModel::block<float>(const float*, const RowMatrix<floa
                                               std::span<const std::size_t>, float*) const;
 template BlockSums SoftmaxModel::block<double>(const double*, const RowMatrix<double>&, const Dataset&,
                                                std::span<const std::size_t>, double*) const;
+
+namespace {
+const bool registered = models().add(
+    {"softmax", "Multinomial logistic regression over the K classes.", {}, {"convex", "needs_class_labels"}},
+    [](Spec& spec, const Dataset& train) {
+      return std::make_unique<SoftmaxModel>(train.dimension(), train.classes, spec.number("l2"));
+    });
+}  // namespace
 
 }  // namespace sgdsim::learning

@@ -7,8 +7,7 @@ namespace sgdsim::protocols {
 Choco::Choco(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
-      consensus_first_(spec.choice("order", {"compress_first", "consensus_first"}, "compress_first") ==
-                       "consensus_first"),
+      consensus_first_(spec.string("order") == "consensus_first"),
       local_(environment),
       gossip_(spec, environment, Silence::signal) {}
 
@@ -31,5 +30,24 @@ void Choco::run(std::size_t i, sim::Port& port) {
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }
+
+namespace {
+std::vector<keys::Key> choco_keys() {
+  std::vector<keys::Key> keys = Gossip::keys();
+  keys.push_back(
+      keys::choice("order", {"compress_first", "consensus_first"},
+                   "\"compress_first\": the paper's Algorithm 1; \"consensus_first\": the order of "
+                   "the authors' deep-learning code.")
+          .fallback_to("compress_first"));
+  return keys;
+}
+
+const bool registered = protocols().add(
+    {"choco",
+     "CHOCO-SGD (Koloskova et al. 2019): compressed gossip of model differences against public copies x̂.",
+     choco_keys(),
+     {}},
+    [](Spec& spec, const Environment& environment) { return std::make_unique<Choco>(spec, environment); });
+}  // namespace
 
 }  // namespace sgdsim::protocols

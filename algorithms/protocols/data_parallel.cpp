@@ -1,56 +1,36 @@
 #include "algorithms/protocols/data_parallel.hpp"
 
-#include <cmath>
-
 #include "algorithms/protocols/message_compressor.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
 
 DataParallel::DataParallel(Spec& spec, const Environment& environment)
-    : environment_(environment),
-      schedule_(spec),
-      parameter_server_(spec.choice("collective", {"allgather", "parameter_server"}, "allgather") ==
-                        "parameter_server"),
-      server_(0),
-      error_feedback_(spec.boolean("error_feedback", false)),
-      local_(environment),
-      nodes_(environment.topology->nodes) {
+    : environment_(environment), schedule_(spec), local_(environment), nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
-  compressor_ = make_message_compressor(spec, "compressor", local_.dimension(), false);
-  if (parameter_server_) {
-    server_ = static_cast<std::size_t>(spec.integer("server", 0, 0, static_cast<std::int64_t>(n) - 1));
-    server_compressor_ = make_message_compressor(spec, "server_compressor", local_.dimension(), false);
-  }
   const std::size_t d = local_.dimension();
+  compressor_ = make_message_compressor(spec, "compressor", d);
+  Spec memory = spec.variant("memory");
+  memory_ = make_memory(memory, n, d);
+  Spec collective = spec.variant("collective");
+  collective_ = make_collective(collective, {n, d, compressor_.get(), environment.clock});
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = nodes_[i];
     node.x = initial_model(environment);
-    node.sum.assign(d, 0.0f);
+    node.average.assign(d, 0.0f);
     node.own.assign(d, 0.0f);
-    if (error_feedback_) node.error.assign(d, 0.0f);
     node.compression = Rng::stream(environment.seed, i, Purpose::compression);
   }
 }
 
-void DataParallel::decode_into(const compression::Compressor& compressor, const sim::Bytes& bytes,
-                               std::vector<float>& out) {
-  WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
-  out = compressor.decode(bytes, out.size());
-}
-
-sim::Bytes DataParallel::compress(Node& node, std::span<const float> gradient) {
-  std::span<const float> message = gradient;
-  if (error_feedback_) {
-    for (std::size_t c = 0; c < gradient.size(); ++c) node.error[c] += gradient[c];
-    message = node.error;
-  }
+sim::Bytes DataParallel::compress(std::size_t i, Node& node, std::span<const float> gradient) {
+  const std::span<const float> message = memory_->compensate(i, gradient);
   sim::Bytes bytes;
   {
     WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
     bytes = compressor_->encode(message, node.compression);
+    compressor_->decode_into(bytes, node.own);
   }
-  decode_into(*compressor_, bytes, node.own);
   const double norm = squared_norm(message);
   if (norm > 0) {
     double error = 0;
@@ -61,60 +41,8 @@ sim::Bytes DataParallel::compress(Node& node, std::span<const float> gradient) {
     node.stats.compression_error += error / norm;
     node.stats.compressions += 1;
   }
-  if (error_feedback_) axpy(node.error, -1.0f, node.own);
+  memory_->update(i, node.own);
   return bytes;
-}
-
-void DataParallel::average_in_node_order(std::size_t i, Node& node, sim::Port& port) {
-  // Node order, not arrival order, so that every node that averages computes the same floats.
-  std::fill(node.sum.begin(), node.sum.end(), 0.0f);
-  std::vector<float> decoded(node.x.size());
-  const std::size_t n = nodes_.size();
-  for (std::size_t j = 0; j < n; ++j) {
-    if (j == i) {
-      axpy(node.sum, 1.0f, node.own);
-      continue;
-    }
-    const std::optional<sim::Bytes> message = port.receive(j);
-    if (!message) throw std::logic_error("data-parallel received silence");
-    decode_into(*compressor_, *message, decoded);
-    axpy(node.sum, 1.0f, decoded);
-  }
-  const float scale = 1.0f / static_cast<float>(n);
-  for (float& v : node.sum) v *= scale;
-}
-
-void DataParallel::allgather(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
-  const std::size_t n = nodes_.size();
-  for (std::size_t j = 0; j < n; ++j) {
-    if (j != i) port.send(j, bytes);
-  }
-  average_in_node_order(i, node, port);
-  port.wait_sends();
-}
-
-void DataParallel::parameter_server(std::size_t i, Node& node, const sim::Bytes& bytes, sim::Port& port) {
-  const std::size_t n = nodes_.size();
-  if (i != server_) {
-    port.send(server_, bytes);
-    port.wait_sends();
-    const std::optional<sim::Bytes> average = port.receive(server_);
-    if (!average) throw std::logic_error("data-parallel received silence");
-    decode_into(*server_compressor_, *average, node.sum);
-    return;
-  }
-  average_in_node_order(i, node, port);
-  sim::Bytes average;
-  {
-    WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
-    average = server_compressor_->encode(node.sum, node.compression);
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    if (j != i) port.send(j, average);
-  }
-  // The server applies what the workers will decode, so that all models stay identical.
-  decode_into(*server_compressor_, average, node.sum);
-  port.wait_sends();
 }
 
 void DataParallel::run(std::size_t i, sim::Port& port) {
@@ -122,14 +50,29 @@ void DataParallel::run(std::size_t i, sim::Port& port) {
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
-    const sim::Bytes bytes = compress(node, local_.gradient(i, node.x, batches, port));
-    if (parameter_server_)
-      parameter_server(i, node, bytes, port);
-    else
-      allgather(i, node, bytes, port);
-    axpy(node.x, static_cast<float>(-schedule_.at(t)), node.sum);
+    const sim::Bytes bytes = compress(i, node, local_.gradient(i, node.x, batches, port));
+    collective_->average(i, bytes, node.own, node.compression, node.average, port);
+    axpy(node.x, static_cast<float>(-schedule_.at(t)), node.average);
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }
+
+namespace {
+const bool registered = protocols().add(
+    {"data_parallel",
+     "Data-parallel SGD with compressed gradients (the QSGD / NUQSGD setting): every worker's decoded "
+     "gradient "
+     "is averaged by a collective and every replica takes the same step.",
+     {keys::variant("compressor", compression::compressors(), "The compressor of the workers' gradients.")
+          .fallback_to({{"kind", "none"}}),
+      keys::variant("memory", memories(), "What a worker carries between compressed gradients.")
+          .fallback_to({{"kind", "none"}}),
+      keys::variant("collective", collectives(), "How the workers average.")
+          .fallback_to({{"kind", "allgather"}})},
+     {}},
+    [](Spec& spec, const Environment& environment) {
+      return std::make_unique<DataParallel>(spec, environment);
+    });
+}  // namespace
 
 }  // namespace sgdsim::protocols

@@ -9,14 +9,10 @@ namespace sgdsim::protocols {
 Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
-      mixing_(topology::make_mixing(*environment.topology,
-                                    spec.choice("weights", {"metropolis", "uniform"}, "metropolis"))),
+      mixing_(topology::make_mixing(*environment.topology, spec.string("weights"))),
       local_(environment),
       nodes_(environment.topology->nodes) {
-  const json fp32 = {{"kind", "none"}};
-  json resolved;
-  Spec fp32_spec(fp32, spec.file(), spec.path() + ".(fp32)", resolved);
-  encoding_ = compression::make_compressor(fp32_spec);
+  encoding_ = compression::make_compressor(R"({"kind": "none"})", spec.where() + " (fp32 messages)");
   const std::size_t d = local_.dimension();
   for (auto& node : nodes_) {
     node.x = initial_model(environment);
@@ -48,5 +44,14 @@ void Dpsgd::run(std::size_t i, sim::Port& port) {
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }
+
+namespace {
+const bool registered = protocols().add(
+    {"dpsgd",
+     "D-PSGD (Lian et al. 2017), adapt then combine: x_i ← Σ_j w_ij (x_j − η g_j), with exact fp32 messages.",
+     {topology::weights_key()},
+     {}},
+    [](Spec& spec, const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); });
+}  // namespace
 
 }  // namespace sgdsim::protocols

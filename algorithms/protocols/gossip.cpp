@@ -16,16 +16,28 @@ namespace {
 constexpr std::uint8_t silence_byte = 0;
 }  // namespace
 
+std::vector<keys::Key> Gossip::keys() {
+  return {
+      topology::weights_key(),
+      keys::number("consensus_step", "γ, the consensus step size.").between(0, 1),
+      keys::variant("compressor", compression::compressors(), "The compressor of the copy updates q."),
+      keys::boolean(
+          "verify_copies",
+          "Also keep every neighbour's copy explicitly and check at the end that all holders agree (a "
+          "test aid costing degree · d floats per node).")
+          .fallback_to(false),
+  };
+}
+
 Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
     : environment_(environment),
-      mixing_(topology::make_mixing(*environment.topology,
-                                    spec.choice("weights", {"metropolis", "uniform"}, "metropolis"))),
-      gamma_(spec.number("consensus_step", std::nullopt, 0.0, 1.0)),
+      mixing_(topology::make_mixing(*environment.topology, spec.string("weights"))),
+      gamma_(spec.number("consensus_step")),
       silence_(silence),
       dimension_(environment.model->dimension()),
       difference_(dimension_) {
-  compressor_ = make_message_compressor(spec, "compressor", dimension_, true);
-  const bool verify_copies = spec.boolean("verify_copies", false);
+  compressor_ = make_message_compressor(spec, "compressor", dimension_);
+  const bool verify_copies = spec.boolean("verify_copies");
   const std::size_t n = environment.topology->nodes;
   nodes_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -29,6 +29,8 @@ class Gossip {
   // `verify_copies` (also keep every neighbour's copy explicitly and check at verify() that all holders agree
   // and that m_i equals Σ w_ij x̂_j; a test aid costing degree·d floats per node).
   Gossip(Spec& spec, const Environment& environment, Silence silence);
+  // Their declarations, part of every gossip protocol's keys.
+  static std::vector<keys::Key> keys();
 
   Node& node(std::size_t i) { return nodes_[i]; }
   // Node i fires: q = C(target - x̂_i) is encoded, sent to every neighbour and applied to x̂_i and m_i.

@@ -6,8 +6,10 @@
 
 namespace sgdsim::protocols {
 
-Schedule::Schedule(Spec& spec)
-    : steps(spec.integer("steps", std::nullopt, 1)), learning_rate(learning::make_learning_rate(spec)) {}
+Schedule::Schedule(Spec& spec) : steps(spec.integer("steps")) {
+  Spec lr = spec.variant("lr");
+  learning_rate = learning::make_learning_rate(lr);
+}
 
 LocalStep::LocalStep(const Environment& environment)
     : environment_(environment),

@@ -13,8 +13,8 @@ class Spec;
 
 namespace sgdsim::protocols {
 
-// Reads `parent[key]`. When the key is absent: an error if `required`, else raw fp32 ({"kind": "none"}).
+// Reads `parent[key]`, a key declared as a compressor variant (its declared default applies when absent).
 std::unique_ptr<compression::Compressor> make_message_compressor(Spec& parent, const std::string& key,
-                                                                 std::size_t dimension, bool required);
+                                                                 std::size_t dimension);
 
 }  // namespace sgdsim::protocols

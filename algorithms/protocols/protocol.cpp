@@ -1,24 +1,20 @@
 #include "algorithms/protocols/protocol.hpp"
 
-#include "algorithms/protocols/choco.hpp"
-#include "algorithms/protocols/data_parallel.hpp"
-#include "algorithms/protocols/dpsgd.hpp"
-#include "algorithms/protocols/sparq.hpp"
+#include "algorithms/learning/learning_rate.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
 
+keys::Registry<ProtocolFactory>& protocols() {
+  static keys::Registry<ProtocolFactory> family(
+      "protocol", "kind", "The distributed training algorithm: the per-node loop of a paper's pseudo-code.",
+      {keys::integer("steps", "Training steps (iterations) of every node.").at_least(1),
+       keys::variant("lr", learning::learning_rates(), "The learning rate η_t.")});
+  return family;
+}
+
 std::unique_ptr<Protocol> make_protocol(Spec& spec, const Environment& environment) {
-  const std::string kind = spec.choice("kind", {"dpsgd", "choco", "sparq", "data_parallel"});
-  std::unique_ptr<Protocol> protocol;
-  if (kind == "dpsgd")
-    protocol = std::make_unique<Dpsgd>(spec, environment);
-  else if (kind == "choco")
-    protocol = std::make_unique<Choco>(spec, environment);
-  else if (kind == "sparq")
-    protocol = std::make_unique<Sparq>(spec, environment);
-  else
-    protocol = std::make_unique<DataParallel>(spec, environment);
+  auto protocol = protocols().factory(spec.kind_name())(spec, environment);
   spec.finish();
   return protocol;
 }

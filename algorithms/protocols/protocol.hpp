@@ -4,6 +4,7 @@
 // actor.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "algorithms/learning/model.hpp"
 #include "algorithms/learning/partition.hpp"
 #include "algorithms/protocols/probe.hpp"
+#include "common/keys.hpp"
 #include "common/wall_clock.hpp"
 #include "sim/port.hpp"
 #include "topologies/topology.hpp"
@@ -43,7 +45,12 @@ class Protocol {
   virtual void finish() {}
 };
 
-// Reads the scenario's "algorithm" object (kind, steps, lr, compressor, ...), finishing it.
+// The protocol kinds (the scenario's "algorithm"). Each registers itself from its own file with its keys and
+// capabilities ("fires_triggers": its trace has a triggers column that means something).
+using ProtocolFactory = std::function<std::unique_ptr<Protocol>(Spec&, const Environment&)>;
+keys::Registry<ProtocolFactory>& protocols();
+
+// Builds the protocol of a Spec of the protocol family (kind already read), finishing it.
 std::unique_ptr<Protocol> make_protocol(Spec& algorithm, const Environment& environment);
 
 }  // namespace sgdsim::protocols

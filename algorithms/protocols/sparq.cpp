@@ -6,18 +6,18 @@ namespace sgdsim::protocols {
 
 namespace {
 Silence read_silence(Spec& spec) {
-  return spec.choice("silence", {"signal", "free"}, "signal") == "free" ? Silence::free : Silence::signal;
+  return spec.string("silence") == "free" ? Silence::free : Silence::signal;
 }
 Trigger read_trigger(Spec& spec) {
-  Spec trigger = spec.object("trigger");
-  return Trigger(trigger);
+  Spec trigger = spec.variant("trigger");
+  return make_trigger(trigger);
 }
 }  // namespace
 
 Sparq::Sparq(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
-      local_steps_(spec.integer("local_steps", 1, 1)),
+      local_steps_(spec.integer("local_steps")),
       trigger_(read_trigger(spec)),
       local_(environment),
       gossip_(spec, environment, read_silence(spec)) {}
@@ -47,5 +47,29 @@ void Sparq::run(std::size_t i, sim::Port& port) {
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }
+
+namespace {
+std::vector<keys::Key> sparq_keys() {
+  std::vector<keys::Key> keys = Gossip::keys();
+  keys.push_back(keys::integer("local_steps", "H: local steps between synchronization indices.")
+                     .fallback_to(1)
+                     .at_least(1)
+                     .in_unit("steps"));
+  keys.push_back(
+      keys::variant("trigger", triggers(), "The event trigger's threshold schedule c_t.").may_be_absent());
+  keys.push_back(keys::choice("silence", {"signal", "free"},
+                              "How a node that does not fire tells its neighbours: \"signal\", a real 1-byte "
+                              "message; \"free\", nothing sent and known by fiat (the papers' bit counts).")
+                     .fallback_to("signal"));
+  return keys;
+}
+
+const bool registered = protocols().add(
+    {"sparq",
+     "SPARQ-SGD (Singh et al.): local steps, then compressed gossip only when the event trigger fires.",
+     sparq_keys(),
+     {"fires_triggers"}},
+    [](Spec& spec, const Environment& environment) { return std::make_unique<Sparq>(spec, environment); });
+}  // namespace
 
 }  // namespace sgdsim::protocols

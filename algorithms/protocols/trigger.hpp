@@ -1,8 +1,11 @@
 #pragma once
 // SPARQ-SGD's event trigger: node i sends at a synchronization index only if ||x_half − x̂_i||² > c_t · η_t².
-// Threshold schedules c_t: constant c0; poly c0·t^(1−ε) (strongly convex analysis); step c0 +
-// increment·⌊t/every⌋.
+// Threshold schedules c_t (kinds of the "trigger" family): constant c0; poly c0·t^(1−ε) (strongly convex
+// analysis); step c0 + increment·⌊t/every⌋.
 #include <cstdint>
+#include <functional>
+
+#include "common/keys.hpp"
 
 namespace sgdsim {
 class Spec;
@@ -13,8 +16,6 @@ namespace sgdsim::protocols {
 class Trigger {
  public:
   enum class Schedule { constant, poly, step };
-  // Reads the "trigger" object; finishes it.
-  explicit Trigger(Spec& spec);
   Trigger(Schedule schedule, double c0, double epsilon = 0.5, double increment = 0, std::int64_t every = 1)
       : schedule_(schedule), c0_(c0), epsilon_(epsilon), increment_(increment), every_(every) {}
 
@@ -30,5 +31,11 @@ class Trigger {
   double increment_ = 0;
   std::int64_t every_ = 1;
 };
+
+using TriggerFactory = std::function<Trigger(Spec&)>;
+keys::Registry<TriggerFactory>& triggers();
+
+// Builds the trigger of a Spec of the "trigger" family, finishing it.
+Trigger make_trigger(Spec& spec);
 
 }  // namespace sgdsim::protocols

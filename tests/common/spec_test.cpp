@@ -6,6 +6,21 @@
 
 using namespace sgdsim;
 
+namespace {
+const keys::Object& declared() {
+  static const keys::Object object{
+      "test",
+      "",
+      {keys::integer("levels", "").fallback_to(4).between(1, 1 << 20),
+       keys::integer("bucket", "").fallback_to(8192).at_least(1),
+       keys::choice("kind", {"qsgd", "nuqsgd"}, ""), keys::bandwidth("rate", ""), keys::string("missing", ""),
+       keys::integer("n", "").at_least(1), keys::integers("dims", "").between(1, 10),
+       keys::integers("bad", "").between(1, 10), keys::number("fraction", "").above(0).at_most(1),
+       keys::string("unread", "").fallback_to("x")}};
+  return object;
+}
+}  // namespace
+
 TEST_CASE("units parse SimGrid strings into base units") {
   CHECK(*units::bandwidth("100Mbps") == Approx(12.5e6));
   CHECK(*units::bandwidth("10MBps") == Approx(10e6));
@@ -21,9 +36,9 @@ TEST_CASE("units parse SimGrid strings into base units") {
 TEST_CASE("spec fills defaults, echoes them and rejects unknown keys with a suggestion") {
   json doc = parse_json_text(R"({"levels": 16, /* comment */ "bukcet": 512})", "s.json");
   json resolved;
-  Spec spec(doc, "s.json", "$.c", resolved);
-  CHECK(spec.integer("levels", 4, 1, 1 << 20) == 16);
-  CHECK(spec.integer("bucket", 8192, 1) == 8192);
+  Spec spec(doc, "s.json", "$.c", resolved, declared());
+  CHECK(spec.integer("levels") == 16);
+  CHECK(spec.integer("bucket") == 8192);
   CHECK(resolved["bucket"] == 8192);
   try {
     spec.finish();
@@ -38,10 +53,10 @@ TEST_CASE("spec fills defaults, echoes them and rejects unknown keys with a sugg
 TEST_CASE("spec errors name the path, the expectation and the value found") {
   json doc = json::parse(R"({"levels": -3, "kind": "qsdg", "rate": "fast"})");
   json resolved;
-  Spec spec(doc, "f.json", "$.x", resolved);
-  CHECK_THROWS_WITH(spec.integer("levels", 4, 1, 64),
+  Spec spec(doc, "f.json", "$.x", resolved, declared());
+  CHECK_THROWS_WITH(spec.integer("levels"),
                     Catch::Contains("f.json: $.x.levels") && Catch::Contains("found the number -3"));
-  CHECK_THROWS_WITH(spec.choice("kind", {"qsgd", "nuqsgd"}), Catch::Contains("did you mean \"qsgd\""));
+  CHECK_THROWS_WITH(spec.string("kind"), Catch::Contains("did you mean \"qsgd\""));
   CHECK_THROWS_WITH(spec.bandwidth("rate"), Catch::Contains("$.x.rate"));
   CHECK_THROWS_WITH(spec.string("missing"), Catch::Contains("the key is required"));
 }
@@ -54,8 +69,47 @@ TEST_CASE("invalid JSON reports line and column") {
 TEST_CASE("integral floats are integers alone and in arrays") {
   json doc = json::parse(R"({"n": 4.0, "dims": [4.0, 3], "bad": [2.5]})");
   json resolved;
-  Spec spec(doc, "f.json", "$", resolved);
-  CHECK(spec.integer("n", std::nullopt, 1) == 4);
-  CHECK(spec.integers("dims", 1, 10) == std::vector<std::int64_t>{4, 3});
-  CHECK_THROWS_WITH(spec.integers("bad", 1, 10), Catch::Contains("$.bad[0]"));
+  Spec spec(doc, "f.json", "$", resolved, declared());
+  CHECK(spec.integer("n") == 4);
+  CHECK(spec.integers("dims") == std::vector<std::int64_t>{4, 3});
+  CHECK_THROWS_WITH(spec.integers("bad"), Catch::Contains("$.bad[0]"));
+}
+
+TEST_CASE("open bounds, undeclared reads and keys that do not apply") {
+  json doc = json::parse(R"({"fraction": 0, "unread": "y"})");
+  json resolved;
+  Spec spec(doc, "f.json", "$", resolved, declared());
+  CHECK_THROWS_WITH(spec.number("fraction"), Catch::Contains("a number in (0, 1]"));
+  // Reading a key nobody declared is a bug of the reading code, not bad input.
+  CHECK_THROWS_AS(spec.integer("undeclared"), std::logic_error);
+  // A declared key that the code did not read does not apply with the other settings.
+  CHECK_THROWS_WITH(spec.finish(), Catch::Contains("$.unread") && Catch::Contains("does not apply"));
+}
+
+TEST_CASE("a family object: kind with did-you-mean, shorthand and default kind") {
+  keys::Registry<int> family("thing", "kind", "", {keys::integer("common", "").fallback_to(1)},
+                             keys::Shorthand{keys::Type::number, "a", "x"}, "a");
+  family.add({"a", "", {keys::number("x", "").fallback_to(0.5)}, {"cap"}}, 1);
+  family.add({"bee", "", {keys::integer("y", "").fallback_to(2)}, {}}, 2);
+  json resolved;
+  const json shorthand = 0.25;
+  Spec a = Spec::of_family(shorthand, "f.json", "$.t", resolved, family);
+  CHECK(a.kind_name() == "a");
+  CHECK(a.kind()->has("cap"));
+  CHECK(a.number("x") == 0.25);
+  CHECK(a.integer("common") == 1);
+  a.finish();
+  CHECK(resolved == json::parse(R"({"kind": "a", "x": 0.25, "common": 1})"));
+  const json defaulted = json::parse(R"({"x": 2})");
+  json r2;
+  CHECK(Spec::of_family(defaulted, "f.json", "$.t", r2, family).kind_name() == "a");
+  const json typo = json::parse(R"({"kind": "be"})");
+  json r3;
+  CHECK_THROWS_WITH(Spec::of_family(typo, "f.json", "$.t", r3, family),
+                    Catch::Contains("did you mean \"bee\""));
+  const json other = json::parse(R"({"kind": "bee", "x": 1})");
+  json r4;
+  Spec bee = Spec::of_family(other, "f.json", "$.t", r4, family);
+  CHECK_THROWS_WITH(bee.finish(), Catch::Contains("unknown key \"x\" for kind \"bee\""));
+  CHECK(family.kind_names("cap") == std::vector<std::string>{"a"});
 }

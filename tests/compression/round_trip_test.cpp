@@ -15,7 +15,6 @@ using namespace sgdsim::compression;
 
 TEST_CASE("none sends exactly 4·d bytes and decodes bit-exactly") {
   auto none = make_compressor(R"({"kind": "none"})");
-  CHECK(none->is_identity());
   std::vector<float> v = test_vector("heavy", 1001, 2);
   v[3] = -0.0f;
   v[4] = std::numeric_limits<float>::denorm_min();

@@ -13,7 +13,7 @@ namespace {
 json resolve(const std::string& text) {
   const json value = parse_json_text(text, "s.json");
   json resolved;
-  Spec spec(value, "s.json", "$.algorithm.compressor", resolved);
+  Spec spec = Spec::of_family(value, "s.json", "$.algorithm.compressor", resolved, compressors());
   make_compressor(spec);
   return resolved;
 }
@@ -64,7 +64,7 @@ TEST_CASE("compressor mistakes name the path and say what to do") {
   CHECK_THAT(error_of(R"({"kind": "randk", "fraction": 0})"), Catch::Contains("compressor.fraction"));
   CHECK_THAT(error_of(R"({"kind": "randk", "fraction": 1.5})"), Catch::Contains("compressor.fraction"));
   CHECK_THAT(error_of(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3}]})"),
-             Catch::Contains("compressor.stages") && Catch::Contains("two"));
+             Catch::Contains("compressor.stages") && Catch::Contains("2 objects"));
   CHECK_THAT(error_of(R"({"kind": "compose", "stages": [{"kind": "qsgd"}, {"kind": "topk", "k": 3}]})"),
              Catch::Contains("stages[0].kind"));
   CHECK_THAT(error_of(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3}, {"kind": "compose"}]})"),

@@ -20,7 +20,7 @@ const std::vector<std::string> model_specs = {
 };
 
 std::unique_ptr<Model> build(const std::string& text, const Dataset& data) {
-  SpecHolder holder(text, "$.model");
+  SpecHolder holder(text, "$.model", models());
   return make_model(holder.spec, data);
 }
 

@@ -77,13 +77,17 @@ inline std::string idx_bytes(const std::vector<std::uint32_t>& dims,
   return out;
 }
 
-// A Spec over a JSON document kept alive by the holder.
+// A Spec over a JSON document kept alive by the holder: an object of a family, or a fixed object.
 struct SpecHolder {
   json doc;
   json resolved;
   Spec spec;
-  explicit SpecHolder(const std::string& text, const std::string& path = "$.x")
-      : doc(json::parse(text)), resolved(json::object()), spec(doc, "s.json", path, resolved) {}
+  SpecHolder(const std::string& text, const std::string& path, const keys::Family& family)
+      : doc(json::parse(text)),
+        resolved(json::object()),
+        spec(Spec::of_family(doc, "s.json", path, resolved, family)) {}
+  SpecHolder(const std::string& text, const std::string& path, const keys::Object& object)
+      : doc(json::parse(text)), resolved(json::object()), spec(doc, "s.json", path, resolved, object) {}
 };
 
 // Random features in [-1, 1], labels in [0, classes), targets N(0, 1).

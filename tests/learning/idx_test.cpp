@@ -31,7 +31,7 @@ void write_fashion(const TempDir& dir) {
 }
 
 Problem load(const std::string& data_json, const std::string& base = "") {
-  SpecHolder holder(data_json, "$.data");
+  SpecHolder holder(data_json, "$.data", datasets());
   return load_problem(holder.spec, 1, base);
 }
 

@@ -10,8 +10,10 @@ using namespace sgdsim::learning::testing;
 
 namespace {
 std::unique_ptr<LearningRate> schedule(const std::string& text, json* resolved = nullptr) {
-  SpecHolder holder(text, "$.algorithm");
-  auto lr = make_learning_rate(holder.spec, "lr");
+  static const keys::Object algorithm{"algorithm", "", {keys::variant("lr", learning_rates(), "")}};
+  SpecHolder holder(text, "$.algorithm", algorithm);
+  Spec spec = holder.spec.variant("lr");
+  auto lr = make_learning_rate(spec);
   holder.spec.finish();
   if (resolved) *resolved = holder.resolved;
   return lr;

@@ -13,7 +13,7 @@ using namespace sgdsim::learning::testing;
 namespace {
 
 Problem load(const std::string& data_json, const std::string& base) {
-  SpecHolder holder(data_json, "$.data");
+  SpecHolder holder(data_json, "$.data", datasets());
   return load_problem(holder.spec, 1, base);
 }
 

@@ -13,7 +13,7 @@ using namespace sgdsim::learning::testing;
 namespace {
 
 std::unique_ptr<Model> build(const std::string& text, const Dataset& data, json* resolved = nullptr) {
-  SpecHolder holder(text, "$.model");
+  SpecHolder holder(text, "$.model", models());
   auto model = make_model(holder.spec, data);
   if (resolved) *resolved = holder.resolved;
   return model;
@@ -62,7 +62,7 @@ TEST_CASE("model errors name the key and the problem") {
   CHECK_THROWS_WITH(build(R"({"kind": "softmax", "l2": -1})", data), Catch::Contains("$.model.l2"));
   CHECK_THROWS_WITH(build(R"({"kind": "softmax", "l3": 1})", data), Catch::Contains("unknown key \"l3\""));
   CHECK_THROWS_WITH(build(R"({"kind": "softmax", "positive_class": 1})", data),
-                    Catch::Contains("only to \"logistic\""));
+                    Catch::Contains("unknown key \"positive_class\" for kind \"softmax\""));
   Dataset regression = random_dataset(10, 3, 2, 1);
   regression.labels.clear();
   regression.classes = 0;

@@ -14,8 +14,11 @@ namespace {
 
 std::vector<Shard> split(const std::string& data_json, const Dataset& train, std::size_t nodes,
                          std::uint64_t seed, json* resolved = nullptr) {
-  SpecHolder holder(data_json, "$.data");
-  auto shards = partition(holder.spec, train, nodes, seed);
+  static const keys::Object data{
+      "data", "", {keys::variant("partition", partitions(), "").fallback_to("iid")}};
+  SpecHolder holder(data_json, "$.data", data);
+  Spec spec = holder.spec.variant("partition");
+  auto shards = partition(spec, train, nodes, seed);
   holder.spec.finish();
   if (resolved) *resolved = holder.resolved;
   return shards;
@@ -52,7 +55,7 @@ TEST_CASE("iid partition: a balanced, seeded shuffle") {
   const Dataset data = balanced(10, 103);
   json resolved;
   const auto shards = split(R"({})", data, 7, 42, &resolved);
-  CHECK(resolved["partition"] == "iid");
+  CHECK(resolved["partition"] == json::parse(R"({"kind": "iid"})"));
   REQUIRE(shards.size() == 7);
   check_cover(shards, data.samples());
   for (const Shard& s : shards) {

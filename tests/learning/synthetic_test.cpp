@@ -16,7 +16,7 @@ using namespace sgdsim::learning::testing;
 namespace {
 
 Problem load(const std::string& text, std::uint64_t seed, json* resolved = nullptr) {
-  SpecHolder holder(text, "$.data");
+  SpecHolder holder(text, "$.data", datasets());
   Problem p = load_problem(holder.spec, seed, "");
   holder.spec.finish();
   if (resolved) *resolved = holder.resolved;
@@ -24,7 +24,7 @@ Problem load(const std::string& text, std::uint64_t seed, json* resolved = nullp
 }
 
 std::unique_ptr<Model> build(const std::string& text, const Dataset& data) {
-  SpecHolder holder(text, "$.model");
+  SpecHolder holder(text, "$.model", models());
   return make_model(holder.spec, data);
 }
 

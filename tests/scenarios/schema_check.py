@@ -10,15 +10,13 @@ and every PATH holds comment-free JSON. Prints one JSON report on stdout:
    "uncovered": [schema places no resolved scenario used]}
 "defaults" compares a loader-resolved scenario with its input: every key the loader filled in must carry the
 schema's "default" for that place (the defaults the schema shows in an editor are the loader's), and only keys
-whose default depends on the data (name, positive_class) may lack one.
+whose default the loader computes (marked "x-computed-default" in the schema: the file's name, a label of the
+data, ...) may lack one.
 """
 import json
 import sys
 
 import jsonschema
-
-# Keys whose default is computed (the file's name; a label of the data), so the schema cannot state it.
-COMPUTED_DEFAULTS = {"name", "positive_class"}
 
 
 def load(path):
@@ -90,7 +88,7 @@ class Checker:
                     else:
                         inner = value  # a default value comes in whole
                         if not defaults:
-                            if key not in COMPUTED_DEFAULTS:
+                            if not any("x-computed-default" in s for s in below):
                                 problems.append(f"{where}: the loader filled in {json.dumps(value)} but the "
                                                 "schema states no default here")
                         elif defaults[-1] != value:

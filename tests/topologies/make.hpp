@@ -11,7 +11,8 @@ inline topology::Topology make(const std::string& network_json, std::uint64_t se
                                const std::string& base_dir = "") {
   const json value = parse_json_text(network_json, "test.json");
   json resolved;
-  Spec network(value, "test.json", "$.network", resolved);
+  static const keys::Object keys{"network", "", topology::network_keys()};
+  Spec network(value, "test.json", "$.network", resolved, keys);
   auto result = topology::make_topology(network, seed, base_dir);
   network.finish();
   return result;

@@ -1,0 +1,24 @@
+// The scenario kind sign: scaled sign compression.
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/sign.hpp"
+#include "common/keys.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::compression {
+namespace {
+
+const bool registered = compressors().add(
+    {"sign",
+     "Scaled sign (Karimireddy et al. 2019): one sign bit per coordinate and the bucket's mean |x_i| as "
+     "fp32.",
+     {keys::integer("bucket", "Coordinates per bucket, each with its own scale (0: one bucket).")
+          .fallback_to(0)
+          .between(0, 2147483648.0)},
+     {"codes_values"},
+     {json::parse(R"({"kind": "sign", "bucket": 40})")}},
+    [](Spec& spec) {
+      return std::make_unique<ScaledSign>(static_cast<std::size_t>(spec.integer("bucket")));
+    });
+
+}  // namespace
+}  // namespace sgdsim::compression

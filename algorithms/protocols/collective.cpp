@@ -1,0 +1,133 @@
+#include "algorithms/protocols/collective.hpp"
+
+#include <stdexcept>
+#include <vector>
+
+#include "algorithms/protocols/local_step.hpp"
+#include "algorithms/protocols/message_compressor.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+
+namespace {
+
+void decode(const compression::Compressor& compressor, const sim::Bytes& bytes, std::span<float> out,
+            WallClock* clock) {
+  WallClock::Scope timer(clock, WallClock::Part::compression);
+  compressor.decode_into(bytes, out);
+}
+
+// Receives every other node's message and leaves the mean of all n decoded vectors in `sum`. Node order, not
+// arrival order, so that every node that averages computes the same floats.
+void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::span<const float> own,
+                           std::vector<float>& decoded, std::span<float> sum, sim::Port& port) {
+  std::fill(sum.begin(), sum.end(), 0.0f);
+  for (std::size_t j = 0; j < setup.nodes; ++j) {
+    if (j == i) {
+      axpy(sum, 1.0f, own);
+      continue;
+    }
+    const std::optional<sim::Bytes> message = port.receive(j);
+    if (!message) throw std::logic_error("data-parallel received silence");
+    decode(*setup.compressor, *message, decoded, setup.clock);
+    axpy(sum, 1.0f, decoded);
+  }
+  const float scale = 1.0f / static_cast<float>(setup.nodes);
+  for (float& v : sum) v *= scale;
+}
+
+// Every worker sends its message to every other over the routed network (multi-hop, contended) and averages
+// all n decoded vectors itself.
+class Allgather final : public Collective {
+ public:
+  explicit Allgather(const CollectiveSetup& setup) : setup_(setup), decoded_(setup.dimension) {}
+  void average(std::size_t i, const sim::Bytes& message, std::span<const float> own, Rng&,
+               std::span<float> average, sim::Port& port) override {
+    for (std::size_t j = 0; j < setup_.nodes; ++j)
+      if (j != i) port.send(j, message);
+    average_in_node_order(setup_, i, own, decoded_, average, port);
+    port.wait_sends();
+  }
+
+ private:
+  CollectiveSetup setup_;
+  std::vector<float> decoded_;
+};
+
+// Workers send to the server node, which averages, encodes the average with its own compressor and sends it
+// back; everyone (the server included) applies the decoded average.
+class ParameterServer final : public Collective {
+ public:
+  ParameterServer(Spec& spec, const CollectiveSetup& setup) : setup_(setup), decoded_(setup.dimension) {
+    server_ = static_cast<std::size_t>(spec.integer("server"));
+    if (server_ >= setup.nodes)
+      spec.expected("server", "an integer in [0, " + std::to_string(setup.nodes - 1) + "] (a node id)");
+    compressor_ = make_message_compressor(spec, "compressor", setup.dimension);
+  }
+
+  void average(std::size_t i, const sim::Bytes& message, std::span<const float> own, Rng& rng,
+               std::span<float> average, sim::Port& port) override {
+    if (i != server_) {
+      port.send(server_, message);
+      port.wait_sends();
+      const std::optional<sim::Bytes> reply = port.receive(server_);
+      if (!reply) throw std::logic_error("data-parallel received silence");
+      decode(*compressor_, *reply, average, setup_.clock);
+      return;
+    }
+    average_in_node_order(setup_, i, own, decoded_, average, port);
+    sim::Bytes reply;
+    {
+      WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
+      reply = compressor_->encode(average, rng);
+    }
+    for (std::size_t j = 0; j < setup_.nodes; ++j)
+      if (j != i) port.send(j, reply);
+    // The server applies what the workers will decode, so that all models stay identical.
+    decode(*compressor_, reply, average, setup_.clock);
+    port.wait_sends();
+  }
+
+ private:
+  CollectiveSetup setup_;
+  std::size_t server_ = 0;
+  std::unique_ptr<compression::Compressor> compressor_;
+  std::vector<float> decoded_;
+};
+
+const bool registered =
+    collectives().add(
+        {"allgather",
+         "Every worker sends its encoded vector to every other (routed, contended) and averages "
+         "all n decoded vectors in node order.",
+         {},
+         {}},
+        [](Spec&, const CollectiveSetup& setup) { return std::make_unique<Allgather>(setup); }) &&
+    collectives().add(
+        {"parameter_server",
+         "Workers send to a server node, which averages, encodes the average with its own compressor and "
+         "sends it back.",
+         {keys::integer("server", "The server's node id.").fallback_to(0).at_least(0),
+          keys::variant("compressor", compression::compressors(), "The compressor of the server's reply.")
+              .fallback_to({{"kind", "none"}})},
+         {}},
+        [](Spec& spec, const CollectiveSetup& setup) {
+          return std::make_unique<ParameterServer>(spec, setup);
+        });
+
+}  // namespace
+
+keys::Registry<CollectiveFactory>& collectives() {
+  static keys::Registry<CollectiveFactory> family("collective", "kind",
+                                                  "How data-parallel workers average their encoded vectors.",
+                                                  {}, keys::Shorthand{keys::Type::string, "", ""});
+  return family;
+}
+
+std::unique_ptr<Collective> make_collective(Spec& spec, const CollectiveSetup& setup) {
+  auto collective = collectives().factory(spec.kind_name())(spec, setup);
+  spec.finish();
+  return collective;
+}
+
+}  // namespace sgdsim::protocols

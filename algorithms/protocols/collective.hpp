@@ -1,0 +1,43 @@
+#pragma once
+// How data-parallel workers average their encoded vectors (GRACE's "communicator"): a strategy the
+// data-parallel protocol is given. Kinds of the "collective" family: allgather, parameter_server.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "algorithms/compression/compressor.hpp"
+#include "common/keys.hpp"
+#include "common/wall_clock.hpp"
+#include "sim/port.hpp"
+
+namespace sgdsim {
+class Spec;
+}
+
+namespace sgdsim::protocols {
+
+struct CollectiveSetup {
+  std::size_t nodes = 0;
+  std::size_t dimension = 0;
+  const compression::Compressor* compressor = nullptr;  // the workers' messages
+  WallClock* clock = nullptr;                           // may be null
+};
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  // Node i's part of one round. `message` is its encoded vector and `own` that message decoded; `rng` is its
+  // compression stream (for collectives that re-encode). Leaves in `average` the mean of every node's decoded
+  // vector — the same floats on every node, so that replicas stay identical.
+  virtual void average(std::size_t i, const sim::Bytes& message, std::span<const float> own, Rng& rng,
+                       std::span<float> average, sim::Port& port) = 0;
+};
+
+using CollectiveFactory = std::function<std::unique_ptr<Collective>(Spec&, const CollectiveSetup&)>;
+keys::Registry<CollectiveFactory>& collectives();
+
+// Builds the collective of a Spec of the "collective" family, finishing it.
+std::unique_ptr<Collective> make_collective(Spec& spec, const CollectiveSetup& setup);
+
+}  // namespace sgdsim::protocols

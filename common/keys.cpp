@@ -1,0 +1,149 @@
+#include "common/keys.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace sgdsim::keys {
+
+namespace {
+Key make(std::string name, Type type, std::string help) {
+  Key key;
+  key.name = std::move(name);
+  key.type = type;
+  key.help = std::move(help);
+  return key;
+}
+
+const Key* find_in(const std::vector<Key>& keys, std::string_view name) {
+  for (const Key& key : keys)
+    if (key.name == name) return &key;
+  return nullptr;
+}
+}  // namespace
+
+Key boolean(std::string name, std::string help) {
+  return make(std::move(name), Type::boolean, std::move(help));
+}
+Key integer(std::string name, std::string help) {
+  return make(std::move(name), Type::integer, std::move(help));
+}
+Key number(std::string name, std::string help) {
+  return make(std::move(name), Type::number, std::move(help));
+}
+Key string(std::string name, std::string help) {
+  return make(std::move(name), Type::string, std::move(help));
+}
+Key choice(std::string name, std::vector<std::string> choices, std::string help) {
+  Key key = make(std::move(name), Type::string, std::move(help));
+  key.choices = std::move(choices);
+  return key;
+}
+Key bandwidth(std::string name, std::string help) {
+  return make(std::move(name), Type::bandwidth, std::move(help)).in_unit("bit/s or byte/s");
+}
+Key duration(std::string name, std::string help) {
+  return make(std::move(name), Type::duration, std::move(help)).in_unit("s");
+}
+Key speed(std::string name, std::string help) {
+  return make(std::move(name), Type::speed, std::move(help)).in_unit("flop/s");
+}
+Key integers(std::string name, std::string help) {
+  return make(std::move(name), Type::integers, std::move(help));
+}
+Key object(std::string name, const Object& object, std::string help) {
+  Key key = make(std::move(name), Type::object, std::move(help));
+  key.object = &object;
+  key.optional = true;  // absent: an empty object, i.e. every default
+  return key;
+}
+Key objects(std::string name, const Object& object, std::string help) {
+  Key key = make(std::move(name), Type::objects, std::move(help));
+  key.object = &object;
+  key.optional = true;  // absent: none
+  return key;
+}
+Key variant(std::string name, const Family& family, std::string help) {
+  Key key = make(std::move(name), Type::variant, std::move(help));
+  key.family = &family;
+  return key;
+}
+Key variants(std::string name, const Family& family, std::string help) {
+  Key key = make(std::move(name), Type::variants, std::move(help));
+  key.family = &family;
+  return key;
+}
+Key any(std::string name, std::string help) {
+  return make(std::move(name), Type::any, std::move(help));
+}
+
+const Key* Object::find(std::string_view key) const {
+  return find_in(keys, key);
+}
+
+bool Kind::has(std::string_view capability) const {
+  return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
+}
+
+const Key* Kind::find(std::string_view key) const {
+  return find_in(keys, key);
+}
+
+Family::Family(std::string name, std::string discriminator, std::string help, std::vector<Key> common,
+               std::optional<Shorthand> shorthand, std::string default_kind)
+    : name_(std::move(name)),
+      discriminator_(std::move(discriminator)),
+      help_(std::move(help)),
+      common_(std::move(common)),
+      shorthand_(std::move(shorthand)),
+      default_kind_(std::move(default_kind)) {}
+
+void Family::add_kind(Kind kind) {
+  const std::string name = kind.name;
+  if (!kinds_.emplace(name, std::move(kind)).second)
+    throw std::logic_error(name_ + " kind \"" + name + "\" is registered twice");
+}
+
+std::vector<const Kind*> Family::kinds(std::string_view capability) const {
+  std::vector<const Kind*> out;
+  for (const auto& [name, kind] : kinds_)
+    if (capability.empty() || kind.has(capability)) out.push_back(&kind);
+  return out;
+}
+
+std::vector<std::string> Family::kind_names(std::string_view capability) const {
+  std::vector<std::string> out;
+  for (const Kind* kind : kinds(capability)) out.push_back(kind->name);
+  return out;
+}
+
+const Kind* Family::find(std::string_view kind) const {
+  auto it = kinds_.find(kind);
+  return it == kinds_.end() ? nullptr : &it->second;
+}
+
+namespace {
+void collect(const std::vector<Key>& keys, std::vector<const Family*>& out, std::set<const void*>& seen);
+
+void collect_family(const Family& family, std::vector<const Family*>& out, std::set<const void*>& seen) {
+  if (!seen.insert(&family).second) return;
+  out.push_back(&family);
+  collect(family.common(), out, seen);
+  for (const Kind* kind : family.kinds()) collect(kind->keys, out, seen);
+}
+
+void collect(const std::vector<Key>& keys, std::vector<const Family*>& out, std::set<const void*>& seen) {
+  for (const Key& key : keys) {
+    if (key.object && seen.insert(key.object).second) collect(key.object->keys, out, seen);
+    if (key.family) collect_family(*key.family, out, seen);
+  }
+}
+}  // namespace
+
+std::vector<const Family*> families_under(const Object& root) {
+  std::vector<const Family*> out;
+  std::set<const void*> seen;
+  collect(root.keys, out, seen);
+  return out;
+}
+
+}  // namespace sgdsim::keys

@@ -1,0 +1,207 @@
+#pragma once
+// Scenario keys, declared once. A declaration gives a key's name, type, unit, default, range or choices and
+// one line of help, beside the code that reads it. The reader (Spec) validates and fills defaults from it,
+// `sgdsim schema` turns the declarations into the JSON Schema and `sgdsim docs` into the key reference, so
+// the three can never disagree. Objects chosen by a discriminator ("kind", "schedule", "dataset") form a
+// Family whose kinds register themselves from their own files, each with its keys, factory and capabilities.
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sgdsim::keys {
+
+using nlohmann::json;
+
+enum class Type {
+  boolean,
+  integer,
+  number,
+  string,     // free text, or one of `choices`
+  bandwidth,  // SimGrid unit string ("100Mbps") or a number of bytes/s
+  duration,   // SimGrid unit string ("500us") or a number of seconds
+  speed,      // SimGrid unit string ("10Gf") or a number of flop/s
+  integers,   // array of integers
+  object,     // nested object with its own declared keys
+  objects,    // array of such objects
+  variant,    // nested object of a Family, chosen by its discriminator
+  variants,   // array of Family objects
+  any,        // any JSON value whose shape the reading code checks (help says what)
+};
+
+struct Object;
+class Family;
+
+struct Key {
+  std::string name;
+  Type type = Type::any;
+  std::string help;
+  std::string unit;
+  nlohmann::json fallback;  // the default; null when there is none
+  std::string computed;     // when the reading code computes the default: what it is, in words
+  bool optional = false;    // may be absent, with no default (the reading code decides)
+  std::optional<double> min, max;
+  bool min_open = false, max_open = false;
+  std::vector<std::string> choices;          // Type::string: the allowed values
+  std::size_t min_items = 0, max_items = 0;  // arrays; max 0 = unbounded
+  const Object* object = nullptr;            // Type::object, Type::objects
+  const Family* family = nullptr;            // Type::variant, Type::variants
+  // Type::variant(s): kinds allowed here need this capability (per position for arrays; empty = any kind).
+  std::vector<std::string> capability;
+
+  Key& fallback_to(nlohmann::json value) {
+    fallback = std::move(value);
+    return *this;
+  }
+  Key& computed_default(std::string words) {
+    computed = std::move(words);
+    return *this;
+  }
+  Key& may_be_absent() {
+    optional = true;
+    return *this;
+  }
+  Key& in_unit(std::string u) {
+    unit = std::move(u);
+    return *this;
+  }
+  Key& at_least(double v) { return bound_below(v, false); }
+  Key& above(double v) { return bound_below(v, true); }
+  Key& at_most(double v) { return bound_above(v, false); }
+  Key& below(double v) { return bound_above(v, true); }
+  Key& between(double lo, double hi) { return at_least(lo).at_most(hi); }
+  Key& items(std::size_t lo, std::size_t hi) {
+    min_items = lo, max_items = hi;
+    return *this;
+  }
+  Key& must_be_given() {
+    optional = false;
+    return *this;
+  }
+  Key& needing(std::vector<std::string> capabilities) {
+    capability = std::move(capabilities);
+    return *this;
+  }
+
+  bool has_default() const { return !fallback.is_null(); }
+  bool required() const { return fallback.is_null() && computed.empty() && !optional; }
+
+ private:
+  Key& bound_below(double v, bool open) {
+    min = v, min_open = open;
+    return *this;
+  }
+  Key& bound_above(double v, bool open) {
+    max = v, max_open = open;
+    return *this;
+  }
+};
+
+Key boolean(std::string name, std::string help);
+Key integer(std::string name, std::string help);
+Key number(std::string name, std::string help);
+Key string(std::string name, std::string help);
+Key choice(std::string name, std::vector<std::string> choices, std::string help);
+Key bandwidth(std::string name, std::string help);
+Key duration(std::string name, std::string help);
+Key speed(std::string name, std::string help);
+Key integers(std::string name, std::string help);
+Key object(std::string name, const Object& object, std::string help);
+Key objects(std::string name, const Object& object, std::string help);
+Key variant(std::string name, const Family& family, std::string help);
+Key variants(std::string name, const Family& family, std::string help);
+Key any(std::string name, std::string help);
+
+// A fixed set of keys (an object without a discriminator).
+struct Object {
+  std::string name;  // for the reference and the schema's definitions ("link", "eval")
+  std::string help;
+  std::vector<Key> keys;
+  const Key* find(std::string_view key) const;
+};
+
+// One kind of a Family: its name, help, keys and capabilities (what the rest of the program may ask of it,
+// e.g. "fires_triggers", "convex"), and example objects of it that tests, fuzz targets and benchmarks iterate
+// (so that a new kind is exercised everywhere without a second list).
+struct Kind {
+  std::string name;
+  std::string help;
+  std::vector<Key> keys;
+  std::vector<std::string> capabilities;
+  std::vector<nlohmann::json> examples = {};
+  bool has(std::string_view capability) const;
+  const Key* find(std::string_view key) const;
+};
+
+// A bare value allowed in place of the object: {discriminator: kind, key: value}, e.g. "lr": 0.1.
+struct Shorthand {
+  Type type;
+  std::string kind;
+  std::string key;  // empty: the value is the kind's name itself (e.g. "partition": "iid")
+};
+
+// Objects chosen by a discriminator key. Kinds add themselves (Registry::add) during static initialisation;
+// listing is by name, so output never depends on link order.
+class Family {
+ public:
+  // `default_kind`: the kind of an object without the discriminator (empty: the discriminator is required).
+  Family(std::string name, std::string discriminator, std::string help, std::vector<Key> common = {},
+         std::optional<Shorthand> shorthand = std::nullopt, std::string default_kind = {});
+  Family(const Family&) = delete;
+  Family& operator=(const Family&) = delete;
+  virtual ~Family() = default;
+
+  const std::string& name() const { return name_; }
+  const std::string& discriminator() const { return discriminator_; }
+  const std::string& help() const { return help_; }
+  const std::vector<Key>& common() const { return common_; }
+  const std::optional<Shorthand>& shorthand() const { return shorthand_; }
+  const std::string& default_kind() const { return default_kind_; }
+  // Every kind, sorted by name; or those having `capability`.
+  std::vector<const Kind*> kinds(std::string_view capability = {}) const;
+  std::vector<std::string> kind_names(std::string_view capability = {}) const;
+  const Kind* find(std::string_view kind) const;
+
+ protected:
+  void add_kind(Kind kind);
+
+ private:
+  std::string name_, discriminator_, help_;
+  std::vector<Key> common_;
+  std::optional<Shorthand> shorthand_;
+  std::string default_kind_;
+  std::map<std::string, Kind, std::less<>> kinds_;
+};
+
+// A Family whose kinds each come with a factory of type `Factory`.
+template <typename Factory>
+class Registry : public Family {
+ public:
+  using Family::Family;
+  // Registers a kind; returns true so a file can write `const bool registered = family().add(...)`.
+  bool add(Kind kind, Factory make) {
+    const std::string name = kind.name;
+    add_kind(std::move(kind));
+    factories_.emplace(name, std::move(make));
+    return true;
+  }
+  const Factory& factory(std::string_view kind) const {
+    auto it = factories_.find(kind);
+    if (it == factories_.end()) throw std::logic_error("no factory for kind " + std::string(kind));
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, Factory, std::less<>> factories_;
+};
+
+// The root object of a document type (the scenario, a sweep file) and every Family reachable from it.
+std::vector<const Family*> families_under(const Object& root);
+
+}  // namespace sgdsim::keys
