@@ -1,5 +1,5 @@
 #pragma once
-// trace.csv: one row per evaluation. Columns and units are the analysis contract (DESIGN.md, Outputs);
+// trace.csv: one row per evaluation. Columns and units are the analysis contract (README.md, Outputs);
 // `suboptimality` and `compression_error` follow the nine standard columns. A cell that does not apply is
 // empty.
 #include <cstdint>

@@ -1,78 +1,50 @@
 #include "common/units.hpp"
 
-#include <cctype>
-#include <charconv>
+#include <simgrid/Exception.hpp>
+#include <xbt/parse_units.hpp>
+
 #include <cmath>
-#include <map>
+#include <cstdlib>
 
 namespace sgdsim::units {
 namespace {
 
-struct Split {
-  double number;
-  std::string unit;
-};
+using Parser = double (*)(const std::string&, int, const std::string&, const std::string&);
 
-std::optional<Split> split(const std::string& text) {
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(*begin))) ++begin;
+// True when strtod, which SimGrid's parser starts with, consumes the whole string: SimGrid would then read it
+// in its default unit and print a deprecation warning.
+bool has_no_unit(const std::string& text) {
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end != text.c_str() && *end == '\0';
+}
+
+std::optional<double> parse(Parser parser, const std::string& text) {
+  // SimGrid reads a C string: whatever follows a NUL would be silently ignored.
+  if (text.find('\0') != std::string::npos || has_no_unit(text)) return std::nullopt;
   double value = 0;
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || !std::isfinite(value)) return std::nullopt;
-  std::string unit(ptr, end);
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.erase(unit.begin());
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
-  return Split{value, unit};
-}
-
-std::optional<double> prefix(const std::string& p) {
-  static const std::map<std::string, double> table = {
-      {"", 1.0},      {"k", 1e3},        {"K", 1e3},           {"M", 1e6},
-      {"G", 1e9},     {"T", 1e12},       {"P", 1e15},          {"E", 1e18},
-      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}};
-  auto it = table.find(p);
-  if (it == table.end()) return std::nullopt;
-  return it->second;
-}
-
-std::optional<double> with_suffix(const std::string& text, const std::string& suffix, double scale) {
-  auto s = split(text);
-  if (!s) return std::nullopt;
-  if (s->unit.size() < suffix.size() ||
-      s->unit.compare(s->unit.size() - suffix.size(), suffix.size(), suffix) != 0)
+  try {
+    // SimGrid reports every rejected string (bad number, out of range, unknown unit) as a ParseError.
+    value = parser("", 0, text, "");
+  } catch (const simgrid::ParseError&) {
     return std::nullopt;
-  auto p = prefix(s->unit.substr(0, s->unit.size() - suffix.size()));
-  if (!p) return std::nullopt;
-  return s->number * *p * scale;
+  }
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
 }  // namespace
 
 std::optional<double> bandwidth(const std::string& text) {
-  if (auto bits = with_suffix(text, "bps", 1.0 / 8.0)) return bits;
-  return with_suffix(text, "Bps", 1.0);
+  return parse(xbt_parse_get_bandwidth, text);
 }
 
 std::optional<double> duration(const std::string& text) {
-  auto s = split(text);
-  if (!s) return std::nullopt;
-  static const std::map<std::string, double> table = {{"w", 604800.0}, {"d", 86400.0}, {"h", 3600.0},
-                                                      {"m", 60.0},     {"s", 1.0},     {"ms", 1e-3},
-                                                      {"us", 1e-6},    {"ns", 1e-9},   {"ps", 1e-12}};
-  auto it = table.find(s->unit);
-  if (it == table.end()) return std::nullopt;
-  return s->number * it->second;
+  return parse(xbt_parse_get_time, text);
 }
 
 std::optional<double> speed(const std::string& text) {
-  auto s = split(text);
-  if (!s) return std::nullopt;
-  // SimGrid writes flop/s as "f" with an SI prefix ("10Gf"); "flops" is accepted too.
-  for (const std::string suffix : {"flops", "f"}) {
-    if (auto v = with_suffix(text, suffix, 1.0)) return v;
-  }
-  return std::nullopt;
+  return parse(xbt_parse_get_speed, text);
 }
 
 }  // namespace sgdsim::units

@@ -1,5 +1,5 @@
 #pragma once
-// A level table and the one stochastic-rounding core every quantizer shares (algorithms.md §1).
+// A level table and the one stochastic-rounding core every quantizer shares (docs/algorithms.md §1).
 // Tables are signed and sorted: the paper tables mirror their magnitudes {0, l_1, ..., 1} around zero, the
 // "code" tables of NUQSGD's official code have 2^b signed levels and no zero. Rounding a normalised value y
 // between its neighbours t_j <= y <= t_{j+1} picks t_{j+1} with probability (y - t_j)/(t_{j+1} - t_j): on a

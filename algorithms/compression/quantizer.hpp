@@ -13,7 +13,7 @@ namespace sgdsim::compression {
 
 enum class Norm { l2, max_abs };
 enum class Coding { elias, fixed };
-// Which variance bound (algorithms.md §2) applies: it sets the contractive scale.
+// Which variance bound (docs/algorithms.md §2) applies: it sets the contractive scale.
 enum class TableKind { paper_uniform, paper_exponential, code_uniform, code_exponential };
 
 struct QuantizerConfig {

@@ -2,7 +2,6 @@
 
 #include "common/error.hpp"
 #include "common/spec.hpp"
-#include "common/units.hpp"
 
 using namespace sgdsim;
 
@@ -20,18 +19,6 @@ const keys::Object& declared() {
   return object;
 }
 }  // namespace
-
-TEST_CASE("units parse SimGrid strings into base units") {
-  CHECK(*units::bandwidth("100Mbps") == Approx(12.5e6));
-  CHECK(*units::bandwidth("10MBps") == Approx(10e6));
-  CHECK(*units::bandwidth("1KiBps") == Approx(1024));
-  CHECK(*units::duration("500us") == Approx(500e-6));
-  CHECK(*units::duration("1ms") == Approx(1e-3));
-  CHECK(*units::speed("10Gf") == Approx(1e10));
-  CHECK_FALSE(units::bandwidth("100Mb"));
-  CHECK_FALSE(units::duration("5 parsecs"));
-  CHECK_FALSE(units::speed("fast"));
-}
 
 TEST_CASE("spec fills defaults, echoes them and rejects unknown keys with a suggestion") {
   json doc = parse_json_text(R"({"levels": 16, /* comment */ "bukcet": 512})", "s.json");

@@ -1,4 +1,4 @@
-// Contraction factors of algorithms.md §4: E||x - C(x)||^2 <= (1 - omega) ||x||^2.
+// Contraction factors of docs/algorithms.md §4: E||x - C(x)||^2 <= (1 - omega) ||x||^2.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,7 +1,13 @@
 // Decoders against damaged bytes: every truncation and extension of valid messages, single bit flips, and
-// random buffers. Acceptable outcomes are a clean decode or a DecodeError; anything else (another exception,
-// an out-of-bounds read caught by the sanitizer build, a crash) fails.
+// random buffers. A decoder owes its caller, whatever the bytes, one of two outcomes: a DecodeError naming
+// the byte offset, or exactly d values, each finite unless it is a float32 copied verbatim from the bytes
+// (the fp32 payload of `none` and of a sparsifier's kept values). Anything else (another exception, an
+// out-of-bounds read caught by the sanitizer build, a crash) fails.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "algorithms/compression/compressor.hpp"
 #include "common/error.hpp"
@@ -28,16 +34,55 @@ const std::vector<std::string> decoders = {
     R"({"kind": "compose", "stages": [{"kind": "topk", "k": 12}, {"kind": "sign"}]})",
 };
 
-// Decodes and reports whether it succeeded; only DecodeError may escape the decoder.
-bool decodes(const Compressor& c, std::span<const std::uint8_t> bytes, std::size_t d) {
-  std::vector<float> out(d);
-  try {
-    c.decode_into(bytes, out);
-    return true;
-  } catch (const DecodeError&) {
-    return false;
-  }
+struct Outcome {
+  bool decoded = false;
+  std::string broken;  // the first promise the decoder broke, empty if none
+};
+
+// True when the 4 bytes of `value` occur somewhere in `bytes`.
+bool copied_from(float value, std::span<const std::uint8_t> bytes) {
+  std::uint8_t pattern[sizeof value];
+  std::memcpy(pattern, &value, sizeof value);
+  return std::search(bytes.begin(), bytes.end(), std::begin(pattern), std::end(pattern)) != bytes.end();
 }
+
+// Decodes `bytes` and checks the decoder's promises (see the top of this file). Only DecodeError may escape
+// the decoder; any other exception propagates and fails the test.
+Outcome decode(const Compressor& c, std::span<const std::uint8_t> bytes, std::size_t d) {
+  Outcome outcome;
+  std::vector<float> values;
+  try {
+    values = c.decode(bytes, d);
+  } catch (const DecodeError& e) {
+    if (std::string(e.what()).find("byte offset") == std::string::npos)
+      outcome.broken = std::string("a DecodeError without a byte offset: ") + e.what();
+    return outcome;
+  }
+  outcome.decoded = true;
+  if (values.size() != d) {
+    outcome.broken = "decoded " + std::to_string(values.size()) + " values instead of " + std::to_string(d);
+    return outcome;
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!std::isfinite(values[i]) && !copied_from(values[i], bytes)) {
+      outcome.broken = "value " + std::to_string(i) + " is " + std::to_string(values[i]) +
+                       ", which is not a float32 of the message";
+      return outcome;
+    }
+  }
+  return outcome;
+}
+
+// Tallies outcomes over many buffers and keeps the first broken promise, so that a test case makes one
+// CHECK (cheap, with a useful message) instead of one per buffer.
+struct Tally {
+  std::size_t decoded = 0, refused = 0, broken = 0;
+  std::string first_broken;
+  void add(const Outcome& outcome, const std::string& context) {
+    (outcome.decoded ? decoded : refused) += 1;
+    if (!outcome.broken.empty() && broken++ == 0) first_broken = context + ": " + outcome.broken;
+  }
+};
 }  // namespace
 
 TEST_CASE("every truncation of a valid message, and any extra byte, is a DecodeError naming the offset") {
@@ -48,10 +93,14 @@ TEST_CASE("every truncation of a valid message, and any extra byte, is a DecodeE
         INFO(json << " d=" << d << " " << shape);
         Rng rng(d);
         const Bytes bytes = c->encode(test_vector(shape, d, 7), rng);
-        REQUIRE(decodes(*c, bytes, d));
+        const Outcome whole = decode(*c, bytes, d);
+        CHECK(whole.broken == "");
+        REQUIRE(whole.decoded);
         for (std::size_t n = 0; n < bytes.size(); ++n) {
           INFO("truncated to " << n << " of " << bytes.size() << " bytes");
-          REQUIRE_FALSE(decodes(*c, std::span(bytes).first(n), d));
+          const Outcome truncated = decode(*c, std::span(bytes).first(n), d);
+          REQUIRE_FALSE(truncated.decoded);
+          REQUIRE(truncated.broken == "");
         }
         Bytes longer = bytes;
         longer.push_back(0);
@@ -61,17 +110,20 @@ TEST_CASE("every truncation of a valid message, and any extra byte, is a DecodeE
   }
 }
 
-TEST_CASE("single bit flips of valid messages decode or fail cleanly") {
+TEST_CASE("single bit flips of valid messages decode to d values or fail with a DecodeError") {
   for (const std::string& json : decoders) {
     INFO(json);
     auto c = make_compressor(json);
     Rng rng(3);
     const Bytes bytes = c->encode(test_vector("gaussian", 150, 3), rng);
+    Tally tally;
     for (std::size_t bit = 0; bit < 8 * bytes.size(); ++bit) {
       Bytes damaged = bytes;
       damaged[bit / 8] ^= static_cast<std::uint8_t>(0x80u >> (bit % 8));
-      decodes(*c, damaged, 150);
+      tally.add(decode(*c, damaged, 150), "bit " + std::to_string(bit) + " flipped");
     }
+    INFO(tally.first_broken);
+    CHECK(tally.broken == 0);
   }
 }
 
@@ -82,17 +134,19 @@ static void random_buffers(std::size_t which) {
   auto c = make_compressor(json);
   Rng rng(99 + which);
   Bytes buffer;
-  std::size_t successes = 0;
+  Tally tally;
   for (int t = 0; t < 100000; ++t) {
     const std::size_t d = 12 + rng.below(64);  // at least the largest k above
     buffer.resize(rng.below(80));
     for (auto& b : buffer) b = static_cast<std::uint8_t>(rng() >> 56);
     // Half the buffers start like a plausible header (a small positive float32 norm) to get further in.
     if (t % 2 == 0 && buffer.size() >= 4) buffer[0] = 0x3F, buffer[1] &= 0x8F;
-    successes += decodes(*c, buffer, d);
+    tally.add(decode(*c, buffer, d), "buffer " + std::to_string(t) + " (d=" + std::to_string(d) + ")");
   }
-  INFO("decoded " << successes << " of 100000");
-  SUCCEED();
+  INFO("decoded " << tally.decoded << " of 100000; " << tally.first_broken);
+  CHECK(tally.broken == 0);
+  // A decoder that accepted every random buffer would not be reading its input.
+  CHECK(tally.refused > 0);
 }
 
 #define RANDOM_BUFFERS(i)                                                  \

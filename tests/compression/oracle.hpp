@@ -1,5 +1,5 @@
 #pragma once
-// Test oracles written from algorithms.md alone (not from the library): the level tables, the exact
+// Test oracles written from docs/algorithms.md alone (not from the library): the level tables, the exact
 // per-coordinate rounding distribution, and vectors to feed the compressors.
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// The quantizers against the exact rounding distribution of algorithms.md §1 and the bounds of §2.
+// The quantizers against the exact rounding distribution of docs/algorithms.md §1 and the bounds of §2.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -179,7 +179,7 @@ TEST_CASE("QSGD's Elias code is shorter on average than the paper's bound at the
   struct Sanity {
     std::size_t d;
     int s;
-    double bound;  // algorithms.md §3
+    double bound;  // docs/algorithms.md §3
   };
   for (const Sanity& c : {Sanity{512, 1, 296}, Sanity{8192, 4, 4251}, Sanity{8192, 16, 13604}}) {
     const double d = static_cast<double>(c.d), s = c.s;

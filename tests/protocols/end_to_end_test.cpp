@@ -1,5 +1,5 @@
 // Protocols run through `sgdsim run` (each simulation in its own process): determinism, the reductions of
-// algorithms.md §8, exact timing on the ideal network, and learning on a strongly convex problem.
+// docs/algorithms.md §5, exact timing on the ideal network, and learning on a strongly convex problem.
 #include <catch2/catch.hpp>
 
 #include <cmath>
