@@ -6,20 +6,23 @@ namespace sgdsim::keys {
 
 namespace {
 
-// The unit strings common/units.cpp accepts, as patterns: a number, an optional SI or binary prefix, the
-// unit.
-const char* const positive_number = R"((?=[0-9.]*[1-9])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)";
-const char* const any_number = R"((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)";
-const char* const prefixes = R"((?:[kKMGTPE]|[KMGT]i)?)";
+// The unit strings common/units.cpp accepts, which are SimGrid's (xbt/parse_units): optional leading white
+// space, a number as strtod reads it (decimal or hexadecimal, never negative here), then the unit at once.
+const char* const decimal = R"((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)";
+const char* const hexadecimal = R"(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)";
+// The same, with at least one non-zero digit before any exponent.
+const char* const nonzero_decimal =
+    R"((?=\.?[0-9]*\.?[0-9]*[1-9])(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)";
+const char* const nonzero_hexadecimal =
+    R"(0[xX](?=[0-9a-fA-F.]*[1-9a-fA-F])(?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)";
 
-json unit_definition(const std::string& description, const std::string& number, const std::string& units,
-                     bool zero) {
+json unit_definition(const std::string& description, bool zero, const std::string& units) {
+  const std::string number = zero ? std::string("(?:") + hexadecimal + "|" + decimal + ")"
+                                  : std::string("(?:") + nonzero_hexadecimal + "|" + nonzero_decimal + ")";
   json plain = {{"type", "number"}};
   plain[zero ? "minimum" : "exclusiveMinimum"] = 0;
   return {{"description", description},
-          {"anyOf",
-           {{{"type", "string"}, {"pattern", std::string(R"(^\s*)") + number + R"(\s*)" + units + R"(\s*$)"}},
-            plain}}};
+          {"anyOf", {{{"type", "string"}, {"pattern", R"(^\s*\+?)" + number + units + "$"}}, plain}}};
 }
 
 std::string description(const Key& key) {
@@ -198,22 +201,24 @@ class Writer {
     if (!definitions.contains(name)) {
       if (name == "bandwidth")
         definitions[name] = unit_definition(
-            "A bandwidth: \"100Mbps\" (bits/s) or \"10MBps\" (bytes/s), SI prefixes k K M G T P E or binary "
-            "Ki "
-            "Mi Gi Ti; or a plain number in bytes/s. Must be greater than 0.",
-            positive_number, std::string(prefixes) + "[bB]ps", false);
+            "A bandwidth as SimGrid writes it: \"100Mbps\" (bits/s) or \"10MBps\" (bytes/s), SI prefixes k M "
+            "G T P "
+            "E Z Y or binary Ki Mi Gi Ti Pi Ei Zi Yi, no space before the unit; or a plain number in "
+            "bytes/s. "
+            "Must be greater than 0.",
+            false, "(?:[kMGTPEZY]|[KMGTPEZY]i)?[bB]ps");
       else if (name == "duration")
         definitions[name] = unit_definition(
-            "A duration: \"500us\", \"1ms\", \"2s\" (units ps ns us ms s m h d w); or a plain number in "
-            "seconds. "
-            "Zero is allowed.",
-            any_number, "(?:ps|ns|us|ms|s|m|h|d|w)", true);
+            "A duration as SimGrid writes it: \"500us\", \"1ms\", \"2s\" (units ps ns us ms s m h d w), no "
+            "space "
+            "before the unit; or a plain number in seconds. Zero is allowed.",
+            true, "(?:ps|ns|us|ms|s|m|h|d|w)");
       else
         definitions[name] = unit_definition(
-            "A computing speed: \"10Gf\" (flop/s), SI prefixes k K M G T P E or binary Ki Mi Gi Ti; or a "
-            "plain "
+            "A computing speed as SimGrid writes it: \"10Gf\" (flop/s, SI prefixes k M G T P E Z Y) or "
+            "\"1gigaflops\" (kilo mega giga tera peta exa zetta yotta), no space before the unit; or a plain "
             "number in flop/s. Must be greater than 0.",
-            positive_number, std::string(prefixes) + "(?:f|flops)", false);
+            false, "(?:[kMGTPEZY]?f|(?:kilo|mega|giga|tera|peta|exa|zetta|yotta)?flops)");
     }
     return {{"$ref", "#/definitions/" + name}};
   }

@@ -101,7 +101,7 @@ std::vector<Case> representative_cases() {
       {"root_keys", edit(base(), {{"/$schema", "../scenario.schema.json"},
                                   {"/name", "all-root-keys"},
                                   {"/seed", 7},
-                                  {"/compute", parse(R"({"host_speed": "2.5Gflops"})")},
+                                  {"/compute", parse(R"({"host_speed": "2.5gigaflops"})")},
                                   {"/eval", parse(R"({"every": 5, "train_subset": 50})")},
                                   {"/network/link", parse(R"({"bandwidth": "10MBps", "latency": 0})")},
                                   {"/network/model", "tcp"},
@@ -545,10 +545,13 @@ TEST_CASE("the schema's unit patterns accept exactly the unit strings the loader
   const fs::path& folder = scratch.path;
   const std::vector<std::pair<std::string, std::vector<json>>> values = {
       {"/network/link/bandwidth",
-       {"100Mbps", "10MBps", "1KiBps", " 5 Gbps ", ".5Mbps", "1e3Mbps", "0Mbps", "-1Mbps", "+1Mbps", "1mbps",
-        "1Mibps", "1M bps", "Mbps", 12.5, 0}},
-      {"/network/link/latency", {"500us", "0s", "1.5m", "1w", "-1ms", "1sec", "1", 0, -1}},
-      {"/compute/host_speed", {"10Gf", "10Gflops", "0Gf", "1GF", "1Kif", 5e9, 0}},
+       {"100Mbps", "10MBps", "1KiBps", " 5Gbps",   " 5 Gbps ", "5Gbps ", ".5Mbps", "1e3Mbps",
+        "0Mbps",   "-1Mbps", "+1Mbps", "0x10Mbps", "0x0Mbps",  "1mbps",  "1Kbps",  "1kbps",
+        "1Mibps",  "1M bps", "Mbps",   "100",      12.5,       0}},
+      {"/network/link/latency",
+       {"500us", "0s", "1.5m", "1w", "-1ms", "1sec", "1", "1 ms", "0x1s", "+2ms", 0, -1}},
+      {"/compute/host_speed",
+       {"10Gf", "1kf", "1gigaflops", "1flops", "10Gflops", "0Gf", "1GF", "1Kif", "1Kf", "5e9", 5e9, 0}},
   };
   json manifest = {{"reject", json::array()}};
   std::map<std::string, bool> loader_accepts;
