@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "common/units.hpp"
 
@@ -39,9 +41,7 @@ const std::map<std::string, Quantity>& y_quantities() {
 }
 
 std::string number_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
+  return fmt::format("{:g}", value);
 }
 
 std::string last_segment(const std::string& path) {

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "analysis/atomic_file.hpp"
 #include "common/error.hpp"
 
@@ -32,9 +34,7 @@ std::string quoted(const std::string& text) {
 }
 
 std::string number(double value) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.10g", value);
-  return text;
+  return fmt::format("{:.10g}", value);
 }
 
 // The gnuplot program: SGDSIM_GNUPLOT, else "gnuplot" found on PATH; empty when there is none.

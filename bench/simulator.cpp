@@ -30,10 +30,10 @@ struct ChildFigures {
 ChildFigures exchange_in_child(const topology::Topology& torus, int rounds, std::size_t bytes) {
   const auto result = testing::in_child([&] {
     const auto start = std::chrono::steady_clock::now();
-    sim::simulate(torus, {}, [&](std::size_t node, sim::Port& port) {
+    sim::simulate(torus, {}, [&](std::size_t node, protocols::Port& port) {
       const auto& neighbors = torus.neighbors[node];
       for (int r = 0; r < rounds; ++r) {
-        for (auto j : neighbors) port.send(j, sim::Bytes(bytes));
+        for (auto j : neighbors) port.send(j, protocols::Bytes(bytes));
         for (auto j : neighbors) port.receive(j);
         port.wait_sends();
       }

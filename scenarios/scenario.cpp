@@ -140,12 +140,12 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
   }
   const double optimum_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  analysis::ObserverOptions options = observer_options_;
+  observation::ObserverOptions options = observer_options_;
   options.progress = progress;
-  analysis::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
+  observation::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
   environment_.probe = &observer;
-  const double end = sim::simulate(topology_, network_,
-                                   [this](std::size_t node, sim::Port& port) { protocol_->run(node, port); });
+  const double end = sim::simulate(
+      topology_, network_, [this](std::size_t node, protocols::Port& port) { protocol_->run(node, port); });
   protocol_->finish();
   environment_.probe = nullptr;
   if (observer.last().step != observer_options_.steps) {
@@ -164,7 +164,7 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
                         {"messages", s.messages},
                         {"triggers", s.triggers}});
   }
-  const analysis::TraceRow& last = observer.last();
+  const observation::TraceRow& last = observer.last();
   const double gradient = clock_.seconds(WallClock::Part::gradient);
   const double compression = clock_.seconds(WallClock::Part::compression);
   const double evaluation = clock_.seconds(WallClock::Part::evaluation);
@@ -177,7 +177,7 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
           {"nodes", topology_.nodes},
           {"edges", topology_.edges.size()},
           {"dimension", model_->dimension()},
-          {"final", analysis::to_json(last)},
+          {"final", observation::to_json(last)},
           {"totals",
            {{"bits_sent", last.bits_sent},
             {"bytes_on_wire", last.bytes_on_wire},

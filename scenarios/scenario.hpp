@@ -13,9 +13,9 @@
 #include "algorithms/learning/model.hpp"
 #include "algorithms/learning/partition.hpp"
 #include "algorithms/protocols/protocol.hpp"
-#include "analysis/observer.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
+#include "observation/observer.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/topology.hpp"
 
@@ -60,7 +60,7 @@ class Scenario {
   std::vector<learning::Shard> shards_;
   std::unique_ptr<learning::Model> model_;
   std::string algorithm_;
-  analysis::ObserverOptions observer_options_;
+  observation::ObserverOptions observer_options_;
   bool solve_optimum_ = false;
   WallClock clock_;
   protocols::Environment environment_;

@@ -8,10 +8,15 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "sim/port.hpp"
+#include "algorithms/protocols/port.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::sim {
+
+// The transport interface belongs to the protocols; the simulator implements it.
+using protocols::Bytes;
+using protocols::Counters;
+using protocols::Port;
 
 // One direction of one node pair. Every send or silence pushes a marker and releases the semaphore, so the
 // receiver learns, in the sender's order and at zero simulated cost, whether the next item is a real message

@@ -5,10 +5,15 @@
 #include <functional>
 #include <string>
 
-#include "sim/port.hpp"
+#include "algorithms/protocols/port.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::sim {
+
+// The transport interface belongs to the protocols; the simulator implements it.
+using protocols::Bytes;
+using protocols::Counters;
+using protocols::Port;
 
 struct NetworkOptions {
   std::string model = "ideal";   // "ideal": CM02, no cross-traffic, no TCP window cap; "tcp": SimGrid's LV08

@@ -6,8 +6,9 @@ fails when
   * a file includes a header of a layer (or an external library) its layer does not link, directly or through
     the PUBLIC dependencies of what it links: a layer above it, or one beside it;
   * a layer links something none of its files includes (a needless link);
-  * a dependency is PRIVATE although a header of the layer includes it (users of the header need it too), or
-    PUBLIC although only .cpp files include it.
+  * a dependency is PRIVATE although a public header of the layer includes it (users of the header need it
+    too), or PUBLIC although only .cpp files and private headers include it. A header is public when a file
+    outside its folder (another layer, app/, tests/, bench/) includes it.
 Run by ctest ("layers: ..."); `python3 tools/check-layers.py` from anywhere prints every violation.
 """
 import os
@@ -24,7 +25,7 @@ EXTERNAL = {
     "xbt/": "PkgConfig::SimGrid",
     "fmt/": "fmt::fmt",
     "zlib.h": "ZLIB::ZLIB",
-    "boost/": "Boost::boost",
+    "boost/": "Boost::headers",
     "CLI/": "CLI11::CLI11",
     "hwy/": "PkgConfig::hwy",
     "torch/": "torch",
@@ -81,8 +82,26 @@ def owner(layers, header):
     return None
 
 
+def included_from_outside():
+    """Headers that some file outside their own folder includes."""
+    out = set()
+    for top, _, files in os.walk(ROOT):
+        relative = os.path.relpath(top, ROOT)
+        if relative.startswith(("build", ".git")):
+            continue
+        for file in files:
+            if not file.endswith((".cpp", ".hpp")):
+                continue
+            for line in open(os.path.join(top, file), encoding="utf-8", errors="replace"):
+                match = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                if match and os.path.dirname(match.group(1)) != relative:
+                    out.add(match.group(1))
+    return out
+
+
 def main():
     layers = parse_layers()
+    public_headers = included_from_outside()
     problems = []
     for name, layer in sorted(layers.items()):
         allowed = reachable(layers, name)
@@ -99,7 +118,8 @@ def main():
                 target = owner(layers, match.group(1))
                 if target is None or target == name:
                     continue
-                (used_by_headers if file.endswith(".hpp") else used_by_sources).add(target)
+                public = file.endswith(".hpp") and path in public_headers
+                (used_by_headers if public else used_by_sources).add(target)
                 if target not in allowed:
                     problems.append(f"{path}:{number}: includes {match.group(1)} of {target}, which {name} "
                                     f"does not link")

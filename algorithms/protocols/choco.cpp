@@ -11,7 +11,7 @@ Choco::Choco(Spec& spec, const Environment& environment)
       local_(environment),
       gossip_(spec, environment, Silence::signal) {}
 
-void Choco::run(std::size_t i, sim::Port& port) {
+void Choco::run(std::size_t i, protocols::Port& port) {
   Gossip::Node& node = gossip_.node(i);
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);

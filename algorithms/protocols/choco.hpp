@@ -13,7 +13,7 @@ namespace sgdsim::protocols {
 class Choco : public Protocol {
  public:
   Choco(Spec& spec, const Environment& environment);
-  void run(std::size_t node, sim::Port& port) override;
+  void run(std::size_t node, protocols::Port& port) override;
   void finish() override { gossip_.verify(); }
 
  private:

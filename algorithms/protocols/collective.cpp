@@ -11,7 +11,7 @@ namespace sgdsim::protocols {
 
 namespace {
 
-void decode(const compression::Compressor& compressor, const sim::Bytes& bytes, std::span<float> out,
+void decode(const compression::Compressor& compressor, const protocols::Bytes& bytes, std::span<float> out,
             WallClock* clock) {
   WallClock::Scope timer(clock, WallClock::Part::compression);
   compressor.decode_into(bytes, out);
@@ -20,14 +20,14 @@ void decode(const compression::Compressor& compressor, const sim::Bytes& bytes, 
 // Receives every other node's message and leaves the mean of all n decoded vectors in `sum`. Node order, not
 // arrival order, so that every node that averages computes the same floats.
 void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::span<const float> own,
-                           std::vector<float>& decoded, std::span<float> sum, sim::Port& port) {
+                           std::vector<float>& decoded, std::span<float> sum, protocols::Port& port) {
   std::fill(sum.begin(), sum.end(), 0.0f);
   for (std::size_t j = 0; j < setup.nodes; ++j) {
     if (j == i) {
       axpy(sum, 1.0f, own);
       continue;
     }
-    const std::optional<sim::Bytes> message = port.receive(j);
+    const std::optional<protocols::Bytes> message = port.receive(j);
     if (!message) throw std::logic_error("data-parallel received silence");
     decode(*setup.compressor, *message, decoded, setup.clock);
     axpy(sum, 1.0f, decoded);
@@ -41,8 +41,8 @@ void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::spa
 class Allgather final : public Collective {
  public:
   explicit Allgather(const CollectiveSetup& setup) : setup_(setup), decoded_(setup.dimension) {}
-  void average(std::size_t i, const sim::Bytes& message, std::span<const float> own, Rng&,
-               std::span<float> average, sim::Port& port) override {
+  void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng&,
+               std::span<float> average, protocols::Port& port) override {
     for (std::size_t j = 0; j < setup_.nodes; ++j)
       if (j != i) port.send(j, message);
     average_in_node_order(setup_, i, own, decoded_, average, port);
@@ -65,18 +65,18 @@ class ParameterServer final : public Collective {
     compressor_ = make_message_compressor(spec, "compressor", setup.dimension);
   }
 
-  void average(std::size_t i, const sim::Bytes& message, std::span<const float> own, Rng& rng,
-               std::span<float> average, sim::Port& port) override {
+  void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
+               std::span<float> average, protocols::Port& port) override {
     if (i != server_) {
       port.send(server_, message);
       port.wait_sends();
-      const std::optional<sim::Bytes> reply = port.receive(server_);
+      const std::optional<protocols::Bytes> reply = port.receive(server_);
       if (!reply) throw std::logic_error("data-parallel received silence");
       decode(*compressor_, *reply, average, setup_.clock);
       return;
     }
     average_in_node_order(setup_, i, own, decoded_, average, port);
-    sim::Bytes reply;
+    protocols::Bytes reply;
     {
       WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
       reply = compressor_->encode(average, rng);

@@ -7,9 +7,9 @@
 #include <span>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/port.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
-#include "sim/port.hpp"
 
 namespace sgdsim {
 class Spec;
@@ -30,8 +30,8 @@ class Collective {
   // Node i's part of one round. `message` is its encoded vector and `own` that message decoded; `rng` is its
   // compression stream (for collectives that re-encode). Leaves in `average` the mean of every node's decoded
   // vector — the same floats on every node, so that replicas stay identical.
-  virtual void average(std::size_t i, const sim::Bytes& message, std::span<const float> own, Rng& rng,
-                       std::span<float> average, sim::Port& port) = 0;
+  virtual void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
+                       std::span<float> average, protocols::Port& port) = 0;
 };
 
 using CollectiveFactory = std::function<std::unique_ptr<Collective>(Spec&, const CollectiveSetup&)>;

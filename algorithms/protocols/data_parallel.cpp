@@ -23,9 +23,9 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   }
 }
 
-sim::Bytes DataParallel::compress(std::size_t i, Node& node, std::span<const float> gradient) {
+protocols::Bytes DataParallel::compress(std::size_t i, Node& node, std::span<const float> gradient) {
   const std::span<const float> message = memory_->compensate(i, gradient);
-  sim::Bytes bytes;
+  protocols::Bytes bytes;
   {
     WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
     bytes = compressor_->encode(message, node.compression);
@@ -45,12 +45,12 @@ sim::Bytes DataParallel::compress(std::size_t i, Node& node, std::span<const flo
   return bytes;
 }
 
-void DataParallel::run(std::size_t i, sim::Port& port) {
+void DataParallel::run(std::size_t i, protocols::Port& port) {
   Node& node = nodes_[i];
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
-    const sim::Bytes bytes = compress(i, node, local_.gradient(i, node.x, batches, port));
+    const protocols::Bytes bytes = compress(i, node, local_.gradient(i, node.x, batches, port));
     collective_->average(i, bytes, node.own, node.compression, node.average, port);
     axpy(node.x, static_cast<float>(-schedule_.at(t)), node.average);
     observe(environment_, t + 1, i, node.x, node.stats, port);

@@ -16,7 +16,7 @@ namespace sgdsim::protocols {
 class DataParallel : public Protocol {
  public:
   DataParallel(Spec& spec, const Environment& environment);
-  void run(std::size_t node, sim::Port& port) override;
+  void run(std::size_t node, protocols::Port& port) override;
 
  private:
   struct Node {
@@ -25,7 +25,7 @@ class DataParallel : public Protocol {
     NodeStats stats;
   };
   // Compresses this step's gradient (through the memory) into bytes; `own` receives the decoded vector.
-  sim::Bytes compress(std::size_t i, Node& node, std::span<const float> gradient);
+  protocols::Bytes compress(std::size_t i, Node& node, std::span<const float> gradient);
 
   const Environment& environment_;
   Schedule schedule_;

@@ -20,7 +20,7 @@ Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
   }
 }
 
-void Dpsgd::run(std::size_t i, sim::Port& port) {
+void Dpsgd::run(std::size_t i, protocols::Port& port) {
   Node& node = nodes_[i];
   const auto& neighbors = environment_.topology->neighbors[i];
   Rng batches = local_.batch_stream(i);
@@ -29,12 +29,12 @@ void Dpsgd::run(std::size_t i, sim::Port& port) {
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     const double eta = schedule_.at(t);
     axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
-    sim::Bytes bytes = encoding_->encode(node.x, unused);
+    protocols::Bytes bytes = encoding_->encode(node.x, unused);
     for (std::size_t j : neighbors) port.send(j, bytes);
     const auto self = static_cast<float>(mixing_.self[i]);
     for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
-      const std::optional<sim::Bytes> message = port.receive(neighbors[k]);
+      const std::optional<protocols::Bytes> message = port.receive(neighbors[k]);
       if (!message) throw std::logic_error("D-PSGD received silence");
       axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]),
            encoding_->decode(*message, node.x.size()));

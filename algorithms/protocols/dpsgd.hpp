@@ -11,7 +11,7 @@ namespace sgdsim::protocols {
 class Dpsgd : public Protocol {
  public:
   Dpsgd(Spec& spec, const Environment& environment);
-  void run(std::size_t node, sim::Port& port) override;
+  void run(std::size_t node, protocols::Port& port) override;
 
  private:
   struct Node {

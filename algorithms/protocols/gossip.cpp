@@ -69,7 +69,7 @@ void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float>
   if (!held_.empty()) axpy(held_[holder][k], 1.0f, q);
 }
 
-void Gossip::fire(std::size_t i, std::span<const float> target, sim::Port& port) {
+void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port& port) {
   Node& node = nodes_[i];
   for (std::size_t c = 0; c < dimension_; ++c) difference_[c] = target[c] - node.copy[c];
   compression::Bytes bytes;
@@ -98,18 +98,18 @@ void Gossip::fire(std::size_t i, std::span<const float> target, sim::Port& port)
   }
 }
 
-void Gossip::stay_silent(std::size_t i, sim::Port& port) {
+void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
   for (std::size_t j : environment_.topology->neighbors[i]) {
     if (silence_ == Silence::free)
       port.send_silence(j);
     else
-      port.send(j, sim::Bytes{silence_byte});
+      port.send(j, protocols::Bytes{silence_byte});
   }
 }
 
-void Gossip::gather(std::size_t i, sim::Port& port) {
+void Gossip::gather(std::size_t i, protocols::Port& port) {
   for (std::size_t j : environment_.topology->neighbors[i]) {
-    std::optional<sim::Bytes> message = port.receive(j);
+    std::optional<protocols::Bytes> message = port.receive(j);
     if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
     std::vector<float> q;
     {

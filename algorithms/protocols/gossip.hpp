@@ -34,11 +34,11 @@ class Gossip {
 
   Node& node(std::size_t i) { return nodes_[i]; }
   // Node i fires: q = C(target - x̂_i) is encoded, sent to every neighbour and applied to x̂_i and m_i.
-  void fire(std::size_t i, std::span<const float> target, sim::Port& port);
+  void fire(std::size_t i, std::span<const float> target, protocols::Port& port);
   // Node i stays silent this round.
-  void stay_silent(std::size_t i, sim::Port& port);
+  void stay_silent(std::size_t i, protocols::Port& port);
   // Receives one message (or silence) from every neighbour and applies it to m_i; then awaits own sends.
-  void gather(std::size_t i, sim::Port& port);
+  void gather(std::size_t i, protocols::Port& port);
   // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i).
   void consensus(std::size_t i);
   // Copy consistency check (when enabled). Throws std::logic_error on any disagreement.

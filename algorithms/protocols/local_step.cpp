@@ -23,7 +23,7 @@ Rng LocalStep::batch_stream(std::size_t node) const {
 }
 
 std::span<const float> LocalStep::gradient(std::size_t node, std::span<const float> x, Rng& batches,
-                                           sim::Port& port) {
+                                           protocols::Port& port) {
   port.compute(flops_);
   const learning::Shard& shard = (*environment_.shards)[node];
   if (shard.empty()) throw std::logic_error("node " + std::to_string(node) + " has no training samples");
@@ -55,9 +55,9 @@ double squared_norm(std::span<const float> x) {
 
 namespace sgdsim::protocols {
 void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
-             NodeStats& stats, const sim::Port& port) {
+             NodeStats& stats, const protocols::Port& port) {
   if (!environment.probe || !environment.probe->wants(step)) return;
-  const sim::Counters& counters = port.counters();
+  const protocols::Counters& counters = port.counters();
   stats.payload_bytes = counters.payload_bytes;
   stats.wire_bytes = counters.wire_bytes;
   stats.messages = counters.messages;

@@ -27,7 +27,8 @@ class LocalStep {
   Rng batch_stream(std::size_t node) const;
   // Charges the minibatch's flops on `port` (simulated compute time), then returns the minibatch gradient at
   // `x`. The returned span stays valid until the next call on any node.
-  std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches, sim::Port& port);
+  std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches,
+                                  protocols::Port& port);
   std::size_t dimension() const { return dimension_; }
 
  private:
@@ -50,5 +51,5 @@ double squared_norm(std::span<const float> x);
 namespace sgdsim::protocols {
 // Hands node i's model to the probe when `step` is an evaluation step, with its cumulative counters.
 void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
-             NodeStats& stats, const sim::Port& port);
+             NodeStats& stats, const protocols::Port& port);
 }  // namespace sgdsim::protocols

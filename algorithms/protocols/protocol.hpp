@@ -12,10 +12,10 @@
 #include "algorithms/learning/learning_rate.hpp"
 #include "algorithms/learning/model.hpp"
 #include "algorithms/learning/partition.hpp"
+#include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/probe.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
-#include "sim/port.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim {
@@ -40,7 +40,7 @@ class Protocol {
  public:
   virtual ~Protocol() = default;
   // The whole life of one node. Called from that node's actor; nodes interleave only at Port calls.
-  virtual void run(std::size_t node, sim::Port& port) = 0;
+  virtual void run(std::size_t node, protocols::Port& port) = 0;
   // Called once after the simulation ended normally: end-of-run self checks (e.g. copy consistency).
   virtual void finish() {}
 };

@@ -22,7 +22,7 @@ Sparq::Sparq(Spec& spec, const Environment& environment)
       local_(environment),
       gossip_(spec, environment, read_silence(spec)) {}
 
-void Sparq::run(std::size_t i, sim::Port& port) {
+void Sparq::run(std::size_t i, protocols::Port& port) {
   Gossip::Node& node = gossip_.node(i);
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);

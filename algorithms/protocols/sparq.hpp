@@ -12,7 +12,7 @@ namespace sgdsim::protocols {
 class Sparq : public Protocol {
  public:
   Sparq(Spec& spec, const Environment& environment);
-  void run(std::size_t node, sim::Port& port) override;
+  void run(std::size_t node, protocols::Port& port) override;
   void finish() override { gossip_.verify(); }
 
  private:

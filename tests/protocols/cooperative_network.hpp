@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/protocol.hpp"
-#include "sim/port.hpp"
 
 namespace sgdsim::testing {
 
@@ -45,14 +45,14 @@ class CooperativeNetwork {
     protocol.finish();
   }
 
-  const sim::Counters& counters(std::size_t node) const { return ports_[node].counters_; }
+  const protocols::Counters& counters(std::size_t node) const { return ports_[node].counters_; }
 
  private:
-  class LocalPort : public sim::Port {
+  class LocalPort : public protocols::Port {
    public:
     LocalPort(CooperativeNetwork& network, std::size_t self) : network_(&network), self_(self) {}
     std::size_t self() const override { return self_; }
-    void send(std::size_t to, sim::Bytes bytes) override {
+    void send(std::size_t to, protocols::Bytes bytes) override {
       counters_.payload_bytes += bytes.size();
       counters_.wire_bytes += bytes.size();
       counters_.messages += 1;
@@ -63,31 +63,31 @@ class CooperativeNetwork {
       network_->queues_[{self_, to}].push_back(std::nullopt);
       network_->changed_.notify_all();
     }
-    std::optional<sim::Bytes> receive(std::size_t from) override {
+    std::optional<protocols::Bytes> receive(std::size_t from) override {
       auto& queue = network_->queues_[{from, self_}];
       // The caller holds the baton; waiting hands it to another node.
       std::unique_lock<std::mutex> lock(network_->baton_, std::adopt_lock);
       network_->changed_.wait(lock, [&] { return !queue.empty() || network_->failed_; });
       lock.release();
       if (queue.empty()) throw std::runtime_error("another node failed");
-      std::optional<sim::Bytes> message = std::move(queue.front());
+      std::optional<protocols::Bytes> message = std::move(queue.front());
       queue.pop_front();
       return message;
     }
     void wait_sends() override {}
     void compute(double) override {}
     double now() const override { return 0; }
-    const sim::Counters& counters() const override { return counters_; }
+    const protocols::Counters& counters() const override { return counters_; }
 
     CooperativeNetwork* network_;
     std::size_t self_;
-    sim::Counters counters_;
+    protocols::Counters counters_;
   };
 
   std::mutex baton_;
   std::condition_variable changed_;
   bool failed_ = false;
-  std::map<std::pair<std::size_t, std::size_t>, std::deque<std::optional<sim::Bytes>>> queues_;
+  std::map<std::pair<std::size_t, std::size_t>, std::deque<std::optional<protocols::Bytes>>> queues_;
   std::deque<LocalPort> ports_;
 };
 

@@ -22,7 +22,7 @@ TEST_CASE("malformed scenarios give exit 2, a message naming the place, and no o
     REQUIRE(text.rfind(marker, 0) == 0);
     const std::string expected = text.substr(marker.size(), text.find('\n') - marker.size());
     const fs::path out = temporary_folder("malformed") / "out";
-    for (const std::string command :
+    for (const std::string& command :
          {"run -q " + file.string() + " -o " + out.string(), "validate " + file.string()}) {
       const CommandResult result = run_command(std::string(SGDSIM_BINARY) + " " + command);
       INFO(file.filename().string() << ": " << command << "\n" << result.output);

@@ -32,22 +32,22 @@ std::string failure_of(const topology::Topology& t, const sim::NodeBody& body) {
 
 TEST_CASE("bytes arrive intact and in order and silences cost no time") {
   auto path = path_topology(3, test_link);
-  auto out = timed_run(path, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& v) {
+  auto out = timed_run(path, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& v) {
     if (node == 0) {
       port.send_silence(1);
-      port.send(1, sim::Bytes{1, 2, 3});
+      port.send(1, protocols::Bytes{1, 2, 3});
       port.send_silence(1);
-      port.send(1, sim::Bytes{});
-      port.send(1, sim::Bytes(10000, 9));
+      port.send(1, protocols::Bytes{});
+      port.send(1, protocols::Bytes(10000, 9));
     } else if (node == 1) {
       REQUIRE_FALSE(port.receive(0));
       v[2] = port.now();  // the first silence: at time 0
-      REQUIRE(*port.receive(0) == sim::Bytes{1, 2, 3});
+      REQUIRE(*port.receive(0) == protocols::Bytes{1, 2, 3});
       const double first = port.now();
       REQUIRE_FALSE(port.receive(0));
       REQUIRE(port.now() == first);  // a silence after a message costs nothing more
       REQUIRE(port.receive(0)->empty());
-      REQUIRE(*port.receive(0) == sim::Bytes(10000, 9));
+      REQUIRE(*port.receive(0) == protocols::Bytes(10000, 9));
       v[1] = port.now();
     }
     if (node == 2) {
@@ -68,11 +68,11 @@ TEST_CASE("counters count payload and wire bytes and messages but not silences")
   auto path = path_topology(2, test_link);
   sim::NetworkOptions options;
   options.header_bytes = 40;
-  auto out = timed_run(path, options, [&](std::size_t node, sim::Port& port, std::vector<double>& v) {
+  auto out = timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& v) {
     if (node == 0) {
-      port.send(1, sim::Bytes(100));
+      port.send(1, protocols::Bytes(100));
       port.send_silence(1);
-      port.send(1, sim::Bytes(7));
+      port.send(1, protocols::Bytes(7));
       port.wait_sends();
       const auto& c = port.counters();
       v[0] = static_cast<double>(c.payload_bytes * 1000000 + c.wire_bytes * 1000 + c.messages);
@@ -85,8 +85,8 @@ TEST_CASE("counters count payload and wire bytes and messages but not silences")
 
 TEST_CASE("unreceived messages do not block the end of the run") {
   auto path = path_topology(2, test_link);
-  auto out = timed_run(path, {}, [&](std::size_t node, sim::Port& port, std::vector<double>&) {
-    if (node == 0) port.send(1, sim::Bytes(1000));
+  auto out = timed_run(path, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>&) {
+    if (node == 0) port.send(1, protocols::Bytes(1000));
   });
   // The body returned without wait_sends: the send still completes before the run ends.
   CHECK(relative_error(out.back(), 500e-6 + 1000 / 12.5e6) < 1e-9);
@@ -94,7 +94,7 @@ TEST_CASE("unreceived messages do not block the end of the run") {
 
 TEST_CASE("an exception in a body becomes an error naming the node") {
   auto ring = topology::build_topology("ring", 4, topology::ring_edges(4), test_link);
-  const std::string runtime = failure_of(ring, [](std::size_t node, sim::Port& port) {
+  const std::string runtime = failure_of(ring, [](std::size_t node, protocols::Port& port) {
     if (node == 2) {
       port.compute(1e6);
       throw std::runtime_error("boom");
@@ -102,11 +102,11 @@ TEST_CASE("an exception in a body becomes an error naming the node") {
     port.receive((node + 1) % 4);  // others wait forever: killed, not reported as a deadlock
   });
   CHECK(runtime == "runtime_error: node 2: boom");
-  const std::string input = failure_of(ring, [](std::size_t node, sim::Port&) {
+  const std::string input = failure_of(ring, [](std::size_t node, protocols::Port&) {
     if (node == 1) throw InputError("bad.json: $.x: nope");
   });
   CHECK(input == "InputError: node 1: bad.json: $.x: nope");
-  const std::string misuse = failure_of(ring, [](std::size_t node, sim::Port& port) {
+  const std::string misuse = failure_of(ring, [](std::size_t node, protocols::Port& port) {
     if (node == 3) port.send(3, {});
   });
   CHECK_THAT(misuse, Catch::StartsWith("runtime_error: node 3: node 3 called send with peer 3"));
@@ -114,9 +114,9 @@ TEST_CASE("an exception in a body becomes an error naming the node") {
 
 TEST_CASE("a deadlock becomes an error naming the blocked nodes") {
   auto ring = topology::build_topology("ring", 3, topology::ring_edges(3), test_link);
-  const std::string text = failure_of(ring, [](std::size_t node, sim::Port& port) {
+  const std::string text = failure_of(ring, [](std::size_t node, protocols::Port& port) {
     if (node == 2) return;
-    port.send(2, sim::Bytes(10));
+    port.send(2, protocols::Bytes(10));
     port.receive(1 - node);  // 0 and 1 wait for each other
   });
   CHECK_THAT(text, Catch::StartsWith("runtime_error: deadlock"));
@@ -128,9 +128,9 @@ TEST_CASE("a deadlock becomes an error naming the blocked nodes") {
 TEST_CASE("a second simulation in one process is refused") {
   auto path = path_topology(2, test_link);
   const ChildResult result = in_child([&] {
-    sim::simulate(path, {}, [](std::size_t, sim::Port&) {});
+    sim::simulate(path, {}, [](std::size_t, protocols::Port&) {});
     try {
-      sim::simulate(path, {}, [](std::size_t, sim::Port&) {});
+      sim::simulate(path, {}, [](std::size_t, protocols::Port&) {});
     } catch (const std::logic_error& e) {
       return std::string(e.what());
     }
@@ -142,7 +142,7 @@ TEST_CASE("a second simulation in one process is refused") {
         sim::NetworkOptions options;
         options.model = "magic";
         const ChildResult r = in_child([&] {
-          sim::simulate(path, options, [](std::size_t, sim::Port&) {});
+          sim::simulate(path, options, [](std::size_t, protocols::Port&) {});
           return std::string();
         });
         if (!r.error.empty()) throw InputError(r.error);

@@ -28,11 +28,11 @@ inline std::string format(double x) {
 // final simulated time. The child's error (if any) fails the test.
 inline std::vector<double> timed_run(
     const topology::Topology& t, const sim::NetworkOptions& options,
-    const std::function<void(std::size_t, sim::Port&, std::vector<double>&)>& body) {
+    const std::function<void(std::size_t, protocols::Port&, std::vector<double>&)>& body) {
   const ChildResult result = in_child([&] {
     std::vector<double> out(t.nodes, -1.0);
     const double end =
-        sim::simulate(t, options, [&](std::size_t node, sim::Port& port) { body(node, port, out); });
+        sim::simulate(t, options, [&](std::size_t node, protocols::Port& port) { body(node, port, out); });
     std::string text;
     for (double x : out) text += format(x) + " ";
     return text + format(end);

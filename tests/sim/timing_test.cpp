@@ -17,8 +17,8 @@ TEST_CASE("ideal: one message of B bytes over h hops takes h latency + B/bandwid
   const std::size_t bytes = 123457;
   auto path = path_topology(5, {bandwidth, latency});
   for (std::size_t hops = 1; hops <= 4; ++hops) {
-    auto out = timed_run(path, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-      if (node == 0) port.send(hops, sim::Bytes(bytes, 7));
+    auto out = timed_run(path, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+      if (node == 0) port.send(hops, protocols::Bytes(bytes, 7));
       if (node == hops) {
         auto message = port.receive(0);
         REQUIRE(message);
@@ -38,8 +38,8 @@ TEST_CASE("ideal: heterogeneous links sum their latencies and the slowest link s
   path.edges[1].link = {bandwidth / 2, 20e-6};
   path.edges[2].link = {bandwidth, 3e-3};
   const std::size_t bytes = 50000;
-  auto out = timed_run(path, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-    if (node == 0) port.send(3, sim::Bytes(bytes));
+  auto out = timed_run(path, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+    if (node == 0) port.send(3, protocols::Bytes(bytes));
     if (node == 3) port.receive(0), times[3] = port.now();
   });
   const double expected = 1e-3 + 20e-6 + 3e-3 + static_cast<double>(bytes) / (bandwidth / 2);
@@ -51,14 +51,14 @@ TEST_CASE("ideal: multi-hop routes on a torus take the fewest hops") {
   auto torus = topology::build_topology("torus", 16, edges, {bandwidth, latency});
   const std::size_t bytes = 10000;
   // Node 10 = (2, 2) is 4 hops from node 0 = (0, 0); node 5 = (1, 1) is 2 hops.
-  auto out = timed_run(torus, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-    if (node == 0) port.send(10, sim::Bytes(bytes)), port.send(5, sim::Bytes(bytes));
+  auto out = timed_run(torus, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+    if (node == 0) port.send(10, protocols::Bytes(bytes)), port.send(5, protocols::Bytes(bytes));
     if (node == 10 || node == 5) port.receive(0), times[node] = port.now();
   });
   // The two routes may share the first link out of node 0; ask only for the 2-hop one to be exact when alone.
   CHECK(out[10] >= 4 * latency + static_cast<double>(bytes) / bandwidth * (1 - 1e-9));
-  auto alone = timed_run(torus, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-    if (node == 0) port.send(10, sim::Bytes(bytes));
+  auto alone = timed_run(torus, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+    if (node == 0) port.send(10, protocols::Bytes(bytes));
     if (node == 10) port.receive(0), times[node] = port.now();
   });
   CHECK(relative_error(alone[10], 4 * latency + static_cast<double>(bytes) / bandwidth) < 1e-9);
@@ -68,8 +68,8 @@ TEST_CASE("ideal: two flows sharing one link each get half of it") {
   // 0 - 1 - 2 with 3 - 1: flows 0->2 and 3->2 share the 1->2 half of link 1-2.
   auto t = topology::build_topology("tee", 4, {{0, 1}, {1, 2}, {1, 3}}, {bandwidth, latency});
   const std::size_t bytes = 200000;
-  auto out = timed_run(t, {}, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-    if (node == 0 || node == 3) port.send(2, sim::Bytes(bytes));
+  auto out = timed_run(t, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+    if (node == 0 || node == 3) port.send(2, protocols::Bytes(bytes));
     if (node == 2) {
       port.receive(0), times[0] = port.now();
       port.receive(3), times[3] = port.now();
@@ -86,16 +86,17 @@ TEST_CASE("ideal: a ring exchange of 4d bytes with both neighbours takes latency
   sim::NetworkOptions options;
   options.host_speed = 1e30;  // compute is free
   options.header_bytes = header;
-  auto out = timed_run(ring, options, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-    port.compute(1e6);
-    const std::size_t left = (node + 7) % 8, right = (node + 1) % 8;
-    port.send(left, sim::Bytes(4 * d));
-    port.send(right, sim::Bytes(4 * d));
-    port.receive(left);
-    port.receive(right);
-    port.wait_sends();
-    times[node] = port.now();
-  });
+  auto out =
+      timed_run(ring, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+        port.compute(1e6);
+        const std::size_t left = (node + 7) % 8, right = (node + 1) % 8;
+        port.send(left, protocols::Bytes(4 * d));
+        port.send(right, protocols::Bytes(4 * d));
+        port.receive(left);
+        port.receive(right);
+        port.wait_sends();
+        times[node] = port.now();
+      });
   // Split-duplex links: the two directions of an edge do not share bandwidth.
   for (std::size_t node = 0; node < 8; ++node)
     CHECK(relative_error(out[node], latency + 4.0 * d / bandwidth) < 1e-9);
@@ -107,18 +108,19 @@ TEST_CASE("header bytes are charged and compute takes flops/speed") {
   sim::NetworkOptions options;
   options.header_bytes = header;
   options.host_speed = 2e9;
-  auto out = timed_run(path, options, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
-    if (node == 0) {
-      port.compute(3e6);
-      port.send(1, sim::Bytes(payload));
-      port.wait_sends();
-      times[0] = static_cast<double>(port.counters().wire_bytes * 1000 + port.counters().payload_bytes) +
-                 static_cast<double>(port.counters().messages) * 1e9;
-    } else {
-      port.receive(0);
-      times[1] = port.now();
-    }
-  });
+  auto out =
+      timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+        if (node == 0) {
+          port.compute(3e6);
+          port.send(1, protocols::Bytes(payload));
+          port.wait_sends();
+          times[0] = static_cast<double>(port.counters().wire_bytes * 1000 + port.counters().payload_bytes) +
+                     static_cast<double>(port.counters().messages) * 1e9;
+        } else {
+          port.receive(0);
+          times[1] = port.now();
+        }
+      });
   CHECK(relative_error(out[1], 3e6 / 2e9 + latency + static_cast<double>(payload + header) / bandwidth) <
         1e-9);
   CHECK(out[0] == 1e9 + static_cast<double>((payload + header) * 1000 + payload));
@@ -131,9 +133,9 @@ TEST_CASE("tcp is slower than ideal by the latency factor and the 0.97 bandwidth
   auto run = [&](const std::string& model) {
     sim::NetworkOptions options;
     options.model = model;
-    return timed_run(path, options, [&](std::size_t node, sim::Port& port, std::vector<double>& times) {
+    return timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
       if (node == 0)
-        port.send(1, sim::Bytes(bytes));
+        port.send(1, protocols::Bytes(bytes));
       else
         port.receive(0), times[1] = port.now();
     })[1];

@@ -1,8 +1,8 @@
-#include "analysis/trace.hpp"
+#include "observation/trace.hpp"
 
 #include <fmt/format.h>
 
-namespace sgdsim::analysis {
+namespace sgdsim::observation {
 namespace {
 // Shortest representation that reads back to the same double: exact and deterministic.
 std::string cell(const std::optional<double>& value) {
@@ -36,4 +36,4 @@ nlohmann::json to_json(const TraceRow& row) {
           {"compression_error", optional(row.compression_error)}};
 }
 
-}  // namespace sgdsim::analysis
+}  // namespace sgdsim::observation

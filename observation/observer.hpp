@@ -10,10 +10,10 @@
 #include "algorithms/learning/dataset.hpp"
 #include "algorithms/learning/model.hpp"
 #include "algorithms/protocols/probe.hpp"
-#include "analysis/trace.hpp"
 #include "common/wall_clock.hpp"
+#include "observation/trace.hpp"
 
-namespace sgdsim::analysis {
+namespace sgdsim::observation {
 
 struct ObserverOptions {
   std::int64_t every = 100;               // evaluate at step 0, every `every` steps, and at the last step
@@ -62,4 +62,4 @@ class Observer : public protocols::Probe {
   std::int64_t rows_ = 0;
 };
 
-}  // namespace sgdsim::analysis
+}  // namespace sgdsim::observation

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-namespace sgdsim::sim {
+namespace sgdsim::protocols {
 
 using Bytes = std::vector<std::uint8_t>;
 
@@ -37,4 +37,4 @@ class Port {
   virtual const Counters& counters() const = 0;
 };
 
-}  // namespace sgdsim::sim
+}  // namespace sgdsim::protocols

@@ -1,10 +1,10 @@
-#include "analysis/observer.hpp"
+#include "observation/observer.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace sgdsim::analysis {
+namespace sgdsim::observation {
 
 Observer::Observer(std::size_t nodes, const learning::Model& model, const learning::Problem& problem,
                    ObserverOptions options, std::ostream& trace, WallClock* clock)
@@ -83,4 +83,4 @@ void Observer::complete(std::int64_t step, Pending& p) {
   }
 }
 
-}  // namespace sgdsim::analysis
+}  // namespace sgdsim::observation

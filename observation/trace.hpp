@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sgdsim::analysis {
+namespace sgdsim::observation {
 
 struct TraceRow {
   std::int64_t step = 0;
@@ -32,4 +32,4 @@ inline constexpr const char* trace_header =
 void write_trace_row(std::ostream& out, const TraceRow& row);
 nlohmann::json to_json(const TraceRow& row);
 
-}  // namespace sgdsim::analysis
+}  // namespace sgdsim::observation
