@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/keys.hpp"
 #include "common/units.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace sgdsim::analysis {
 namespace {
@@ -159,6 +161,12 @@ Series curve(const Group& group, const Quantity& x, const Quantity& y, bool log_
 }
 
 double bandwidth_bits(const RunData& run, const std::string& key) {
+  // The scenario's declarations say whether the key is a bandwidth, not a list of known paths.
+  const keys::Key* declared = keys::find_key(scenarios::scenario_keys(), run.resolved, key);
+  if (!declared || declared->type != keys::Type::bandwidth)
+    throw InputError("plot: --bandwidth-key " + key +
+                     " is not a bandwidth key of the scenario format (sgdsim docs "
+                     "scenario lists them)");
   auto text = run.parameter(key);
   if (!text)
     throw InputError(run.dir + ": no parameter \"" + key +

@@ -146,4 +146,73 @@ std::vector<const Family*> families_under(const Object& root) {
   return out;
 }
 
+namespace {
+// The keys declared for one object of `family`, as `value` chooses its kind.
+std::vector<const Key*> keys_of(const Family& family, const json& value) {
+  std::vector<const Key*> out;
+  for (const Key& key : family.common()) out.push_back(&key);
+  std::string kind = family.default_kind();
+  if (value.is_object() && value.contains(family.discriminator()) &&
+      value[family.discriminator()].is_string())
+    kind = value[family.discriminator()].get<std::string>();
+  else if (family.shorthand() && value.is_string() && family.shorthand()->key.empty())
+    kind = value.get<std::string>();
+  else if (family.shorthand() && value.is_number())
+    kind = family.shorthand()->kind;
+  if (const Kind* found = family.find(kind))
+    for (const Key& key : found->keys) out.push_back(&key);
+  return out;
+}
+}  // namespace
+
+const Key* find_key(const Object& root, const json& document, std::string_view dotted) {
+  std::vector<const Key*> declared;
+  for (const Key& key : root.keys) declared.push_back(&key);
+  const json* node = &document;
+  static const json absent;
+  const Key* list = nullptr;  // the array key whose element the next segment indexes
+  std::size_t begin = 0;
+  while (begin <= dotted.size()) {
+    const std::size_t end = std::min(dotted.find('.', begin), dotted.size());
+    const std::string segment(dotted.substr(begin, end - begin));
+    const bool last = end == dotted.size();
+    begin = end + 1;
+    if (list) {
+      // An element of an array of objects: the segment is its index.
+      if (segment.empty() || segment.find_first_not_of("0123456789") != std::string::npos) return nullptr;
+      const std::size_t index = std::stoul(segment);
+      node = node->is_array() && index < node->size() ? &(*node)[index] : &absent;
+      declared.clear();
+      if (list->type == Type::objects)
+        for (const Key& key : list->object->keys) declared.push_back(&key);
+      else
+        declared = keys_of(*list->family, *node);
+      list = nullptr;
+      if (last) return nullptr;
+      continue;
+    }
+    const Key* key = nullptr;
+    for (const Key* k : declared)
+      if (k->name == segment) key = k;
+    if (!key || last) return key;
+    node = node->is_object() && node->contains(segment) ? &(*node)[segment] : &absent;
+    switch (key->type) {
+      case Type::object:
+        declared.clear();
+        for (const Key& k : key->object->keys) declared.push_back(&k);
+        break;
+      case Type::variant:
+        declared = keys_of(*key->family, *node);
+        break;
+      case Type::objects:
+      case Type::variants:
+        list = key;
+        break;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace sgdsim::keys

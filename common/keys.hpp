@@ -204,4 +204,10 @@ class Registry : public Family {
 // The root object of a document type (the scenario, a sweep file) and every Family reachable from it.
 std::vector<const Family*> families_under(const Object& root);
 
+// The declaration of the key at a dotted path ("network.link.bandwidth", "data.partition.alpha",
+// "network.overrides.0.latency") of a document of `root`, following the kinds the document chooses (or the
+// default kinds); nullptr when no such key is declared there. Tools use it to learn a key's type and unit
+// instead of knowing scenario internals.
+const Key* find_key(const Object& root, const nlohmann::json& document, std::string_view dotted);
+
 }  // namespace sgdsim::keys

@@ -79,7 +79,9 @@ const bool registered =
          {json::parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 12},
                                                                       {"kind": "qsgd", "levels": 2}]})"),
           json::parse(R"({"kind": "compose", "stages": [{"kind": "randk", "k": 12},
-                                                                      {"kind": "nuqsgd", "coding": "fixed"}]})")}},
+                                                                      {"kind": "nuqsgd", "coding": "fixed"}]})"),
+          json::parse(
+              R"({"kind": "compose", "stages": [{"kind": "topk", "fraction": 0.3}, {"kind": "sign"}]})")}},
         make_compose);
 
 }  // namespace
