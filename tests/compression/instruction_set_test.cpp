@@ -28,11 +28,13 @@ void for_each_instruction_set(Body body) {
   REQUIRE(std::find(targets.begin(), targets.end(), std::int64_t{HWY_STATIC_TARGET}) != targets.end());
   for (const std::int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());  // dispatch anew, under the mock
     INFO("instruction set " << hwy::TargetName(target));
     REQUIRE(std::string(simd::instruction_set()) == hwy::TargetName(target));
     body();
   }
   hwy::SetSupportedTargetsForTest(0);
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
 }
 
 std::uint64_t fnv1a(std::uint64_t h, const void* data, std::size_t size) {
