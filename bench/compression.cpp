@@ -1,13 +1,18 @@
 // Encode and decode throughput of every compressor and coding at d = 2^20, in coordinates per second
-// (Google Benchmark's items_per_second), beside a memcpy of the same float32 input as the roofline.
+// (Google Benchmark's items_per_second), beside a memcpy of the same float32 input as the roofline and the
+// random generator alone (the floor of every stochastic quantizer: its stream is sequential). Small-d cases
+// (d = 2000) measure the per-call cost the ChocoSGD-sized workloads pay. The label names the instruction
+// set the vector kernels ran on.
 // Run: build/bench/bench_compression --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/simd.hpp"
 
 namespace {
 
@@ -26,6 +31,24 @@ const std::vector<float>& input() {
   return v;
 }
 
+// The first 2000 coordinates: the ChocoSGD convex workload's dimension.
+std::span<const float> input(std::size_t d) {
+  return std::span<const float>(input()).first(d);
+}
+
+void random_words(benchmark::State& state) {
+  Rng rng(1);
+  std::vector<std::uint64_t> words(dimension / 2);  // one word per two coordinates, as the quantizers draw
+  for (auto _ : state) {
+    Rng local = rng;
+    for (auto& word : words) word = local();
+    rng = local;
+    benchmark::DoNotOptimize(words.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * dimension));
+}
+
 void memcpy_roofline(benchmark::State& state) {
   const auto& v = input();
   std::vector<float> out(v.size());
@@ -37,9 +60,9 @@ void memcpy_roofline(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v.size()));
 }
 
-void encode(benchmark::State& state, const std::string& json) {
+void encode(benchmark::State& state, const std::string& json, std::size_t d) {
   const auto compressor = make_compressor(json);
-  const auto& v = input();
+  const auto v = input(d);
   Rng rng(1);
   Bytes bytes;
   for (auto _ : state) {
@@ -50,11 +73,12 @@ void encode(benchmark::State& state, const std::string& json) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v.size()));
   state.counters["bits_per_coordinate"] =
       8.0 * static_cast<double>(bytes.size()) / static_cast<double>(v.size());
+  state.SetLabel(sgdsim::compression::simd::instruction_set());
 }
 
-void decode(benchmark::State& state, const std::string& json) {
+void decode(benchmark::State& state, const std::string& json, std::size_t d) {
   const auto compressor = make_compressor(json);
-  const auto& v = input();
+  const auto v = input(d);
   Rng rng(1);
   const Bytes bytes = compressor->encode(v, rng);
   std::vector<float> out(v.size());
@@ -87,11 +111,25 @@ const std::vector<std::pair<std::string, std::string>> compressors = {
      R"({"kind": "compose", "stages": [{"kind": "topk", "fraction": 0.01}, {"kind": "sign"}]})"},
 };
 
+// At d = 2000 (k = 20 is top-1 %).
+const std::vector<std::pair<std::string, std::string>> small = {
+    {"topk_k20", R"({"kind": "topk", "k": 20})"},
+    {"randk_k20", R"({"kind": "randk", "k": 20})"},
+    {"qsgd_s16_elias", R"({"kind": "qsgd"})"},
+};
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("memcpy_f32", memcpy_roofline)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("rng_words", random_words)->Unit(benchmark::kMillisecond);
   for (const auto& [name, json] : compressors) {
-    benchmark::RegisterBenchmark(("encode/" + name).c_str(), encode, json)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("decode/" + name).c_str(), decode, json)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("encode/" + name).c_str(), encode, json, dimension)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("decode/" + name).c_str(), decode, json, dimension)
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const auto& [name, json] : small) {
+    benchmark::RegisterBenchmark(("encode_d2000/" + name).c_str(), encode, json, std::size_t{2000})
+        ->Unit(benchmark::kMicrosecond);
   }
   return true;
 }();

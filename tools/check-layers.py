@@ -27,7 +27,7 @@ EXTERNAL = {
     "zlib.h": "ZLIB::ZLIB",
     "boost/": "Boost::headers",
     "CLI/": "CLI11::CLI11",
-    "hwy/": "PkgConfig::hwy",
+    "hwy/": "PkgConfig::HWY",
     "torch/": "torch",
     "zstd.h": "PkgConfig::zstd",
 }

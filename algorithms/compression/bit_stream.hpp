@@ -113,6 +113,14 @@ class BitReader {
   }
   bool read_bit() { return read(1) != 0; }
   float read_float() { return std::bit_cast<float>(static_cast<std::uint32_t>(read(32))); }
+  // For bulk readers that take fields straight from the bytes: the position in bits, and a move forward
+  // (the caller has checked has() first).
+  std::span<const std::uint8_t> bytes() const { return data_; }
+  std::size_t bit_position() const { return position_; }
+  void skip(std::size_t bits) {
+    assert(has(bits));
+    position_ += bits;
+  }
   // True when at least `bits` bits remain.
   bool has(std::size_t bits) const { return position_ + bits <= data_.size() * 8; }
 

@@ -15,12 +15,6 @@
 
 namespace sgdsim::compression {
 
-// Four lanes of float / int32 (GCC and Clang vector extensions): the rounders below have a four-lane form so
-// the dense encoders run several coordinates per instruction. Lane arithmetic is IEEE single precision, the
-// same as the scalar form, so both give identical results.
-using Float4 = float __attribute__((vector_size(16)));
-using Int4 = std::int32_t __attribute__((vector_size(16)));
-
 class LevelTable {
  public:
   // QSGD's paper table: magnitudes {0, 1/s, ..., 1}.
@@ -67,21 +61,13 @@ class LevelTable {
   struct MirroredUniform {
     float steps;  // s
     std::uint32_t zero;
-    // Written branch-free in 32-bit lanes so that loops over blocks of coordinates vectorise.
+    // The definition the vector kernels (simd.cpp) reproduce lane by lane, operation for operation.
     std::uint32_t operator()(float y, float u) const {
       const float x = std::min(std::fabs(y) * steps, steps);
       const auto k = static_cast<std::int32_t>(x);
       const std::int32_t m = k + static_cast<std::int32_t>(u < x - static_cast<float>(k));
       const std::int32_t sign = std::bit_cast<std::int32_t>(y) >> 31;  // 0 or -1
       return static_cast<std::uint32_t>(static_cast<std::int32_t>(zero) + ((m ^ sign) - sign));
-    }
-    Int4 operator()(Float4 y, Float4 u) const {
-      const Float4 a = std::bit_cast<Float4>(std::bit_cast<Int4>(y) & 0x7FFFFFFF) * steps;
-      const Float4 x = a < steps ? a : Float4{} + steps;
-      const Int4 k = __builtin_convertvector(x, Int4);
-      const Int4 m = k - (u < x - __builtin_convertvector(k, Float4));  // a true comparison is -1
-      const Int4 sign = std::bit_cast<Int4>(y) >> 31;
-      return static_cast<std::int32_t>(zero) + ((m ^ sign) - sign);
     }
   };
   // Evenly spaced levels without zero: the interval is arithmetic.
@@ -92,13 +78,6 @@ class LevelTable {
       const float x = std::max((y - low) * steps, 0.0f);
       const std::int32_t j = std::min(static_cast<std::int32_t>(x), static_cast<std::int32_t>(last));
       return static_cast<std::uint32_t>(j + static_cast<std::int32_t>(u < x - static_cast<float>(j)));
-    }
-    Int4 operator()(Float4 y, Float4 u) const {
-      const Float4 t = (y - low) * steps;
-      const Float4 x = t > 0.0f ? t : Float4{};
-      const Int4 c = __builtin_convertvector(x, Int4);
-      const Int4 j = c < static_cast<std::int32_t>(last) ? c : Int4{} + static_cast<std::int32_t>(last);
-      return j - (u < x - __builtin_convertvector(j, Float4));
     }
   };
   // Any table: a grid gives the interval or a neighbour (float rounding at cell edges, several levels per

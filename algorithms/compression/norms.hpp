@@ -40,14 +40,19 @@ BucketNorms bucket_norms(std::span<const float> values) {
   // square can overflow or underflow in float, so a total that is not comfortably inside float's range is
   // recomputed below entirely in double.
   using Part = std::conditional_t<wanted == NormsWanted::l2 && fast, float, double>;
+  // A sum of squares or magnitudes is finite exactly when every term is (finite floats cannot overflow a
+  // double sum), so those loops skip the per-value test and look at the total; max |x| cannot tell (NaN
+  // loses every comparison), so it tests each value.
+  constexpr bool track_special = wanted == NormsWanted::max_abs;
   std::size_t i = 0;
   for (; i + chunk <= n; i += chunk) {
     Part part[lanes] = {};
     for (std::size_t j = 0; j < chunk; j += lanes) {
       for (std::size_t k = 0; k < lanes; ++k) {
         const float x = v[i + j + k];
-        special[k] |=
-            static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
+        if constexpr (track_special)
+          special[k] |=
+              static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
         if constexpr (wanted == NormsWanted::max_abs)
           mx[k] = mx[k] < std::fabs(x) ? std::fabs(x) : mx[k];
         else if constexpr (std::is_same_v<Part, float>)
@@ -60,7 +65,9 @@ BucketNorms bucket_norms(std::span<const float> values) {
   }
   for (std::size_t k = 0; i < n; ++i, k = (k + 1) % lanes) {
     const float x = v[i];
-    special[k] |= static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
+    if constexpr (track_special)
+      special[k] |=
+          static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
     if constexpr (wanted == NormsWanted::max_abs)
       mx[k] = mx[k] < std::fabs(x) ? std::fabs(x) : mx[k];
     else
@@ -71,8 +78,10 @@ BucketNorms bucket_norms(std::span<const float> values) {
   for (std::size_t k = 0; k < lanes; ++k) any |= special[k];
   norms.non_finite = any != 0;
   const double total = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+  if constexpr (wanted != NormsWanted::max_abs) norms.non_finite = !std::isfinite(total);
   if constexpr (wanted == NormsWanted::l2 && fast) {
-    if (!norms.non_finite && !(total >= 1e-20 && total <= 1e30)) return bucket_norms<wanted, false>(values);
+    // Float squares may overflow or underflow: outside a safe range (or not finite) redo it all in double.
+    if (!(total >= 1e-20 && total <= 1e30)) return bucket_norms<wanted, false>(values);
   }
   if (wanted == NormsWanted::l2) norms.sum_squares = total;
   if (wanted == NormsWanted::l1) norms.sum_abs = total;

@@ -1,16 +1,56 @@
 #include "algorithms/compression/quantizer.hpp"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "algorithms/compression/norms.hpp"
+#include "algorithms/compression/simd.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::compression {
+
+// How the vector kernels round one bucket with norm > 0: the table's shape and parameters, and how values are
+// normalised (times 1/norm, or divided by a subnormal norm, which has no finite float inverse).
+simd::RoundJob simd::round_job(const LevelTable& table, float norm) {
+  simd::RoundJob job;
+  if (norm >= std::numeric_limits<float>::min()) {
+    job.factor = 1.0f / norm;
+  } else {
+    job.factor = norm;
+    job.divide = true;
+  }
+  table.with_rounder([&job](const auto& rounder) {
+    using R = std::decay_t<decltype(rounder)>;
+    if constexpr (std::is_same_v<R, LevelTable::MirroredUniform>) {
+      job.shape = simd::RoundJob::Shape::mirrored_uniform;
+      job.steps = rounder.steps;
+      job.zero = rounder.zero;
+    } else if constexpr (std::is_same_v<R, LevelTable::EvenlySpaced>) {
+      job.shape = simd::RoundJob::Shape::evenly_spaced;
+      job.low = rounder.low;
+      job.steps = rounder.steps;
+      job.last = rounder.last;
+    } else {
+      job.shape = simd::RoundJob::Shape::general;
+      job.values = rounder.values;
+      job.inverse_gap = rounder.inverse_gap;
+      job.low = rounder.low;
+      job.high = rounder.high;
+      job.last = rounder.last;
+      if (job.last < 16) {
+        std::copy(job.values, job.values + job.last + 1, job.padded_values);
+        std::copy(job.inverse_gap, job.inverse_gap + job.last + 1, job.padded_inverse_gap);
+      }
+    }
+  });
+  return job;
+}
 
 namespace {
 LevelTable make_table(const QuantizerConfig& c) {
@@ -69,6 +109,13 @@ float Quantizer::output_scale(std::size_t dimension) const {
 namespace {
 // The bucket's norm on the wire: L2 (summed in double) or max |v|. Non-finite input is the caller's error.
 float bucket_norm(std::span<const float> values, Norm norm, const std::string& method) {
+  if (norm == Norm::max_abs) {
+    // The largest magnitude's bits are the largest bits of |x| (finite floats order like their bits).
+    const std::uint32_t bits = simd::max_abs_bits(values.data(), values.size());
+    if (bits >= 0x7F800000u)
+      throw InputError(method + ": cannot quantize a vector with infinite or NaN values");
+    return std::bit_cast<float>(bits);
+  }
   const BucketNorms norms = bucket_norms(values, norm == Norm::l2 ? NormsWanted::l2 : NormsWanted::max_abs);
   if (norms.non_finite) throw InputError(method + ": cannot quantize a vector with infinite or NaN values");
   const float value = norm == Norm::l2 ? static_cast<float>(std::sqrt(norms.sum_squares)) : norms.max_abs;
@@ -76,59 +123,10 @@ float bucket_norm(std::span<const float> values, Norm norm, const std::string& m
   return value;
 }
 
-// Rounds every coordinate of a bucket with norm > 0 and hands the level indices, in order, to emit4(Int4),
-// emit2(first, second) and, for an odd last one, emit(index). One 64-bit draw serves two coordinates.
-template <typename Emit4, typename Emit2, typename Emit>
-void round_levels(const LevelTable& table, std::span<const float> values, float norm, Rng& rng, Emit4 emit4,
-                  Emit2 emit2, Emit emit) {
-  const std::size_t n = values.size();
-  const float* v = values.data();
-  // A local copy of the generator stays in registers: stores of encoded bytes may alias anything in memory.
-  Rng local = rng;
-  auto run = [&](const auto& rounder, auto normalise) {
-    std::size_t i = 0;
-    float u0, u1;
-    // Blocks of eight on tables with a four-lane rounder: draw first, then round in two Float4 halves. The
-    // draws map to uniforms exactly as uniform_pair() does, so blocks and pairs give the same result.
-    using Rounder = std::decay_t<decltype(rounder)>;
-    if constexpr (std::is_invocable_r_v<Int4, const Rounder&, Float4, Float4>) {
-      constexpr std::size_t block = 8;
-      for (; i + block <= n; i += block) {
-        Int4 bits[2];
-        for (int h = 0; h < 2; ++h) {
-          const std::uint64_t d0 = local(), d1 = local();
-          bits[h] =
-              Int4{static_cast<std::int32_t>(d0 >> 40), static_cast<std::int32_t>((d0 >> 8) & 0xFFFFFFu),
-                   static_cast<std::int32_t>(d1 >> 40), static_cast<std::int32_t>((d1 >> 8) & 0xFFFFFFu)};
-        }
-        Float4 y[2];
-        std::memcpy(y, v + i, sizeof y);
-        for (int h = 0; h < 2; ++h) {
-          const Int4 index = rounder(normalise(y[h]), __builtin_convertvector(bits[h], Float4) * 0x1.0p-24f);
-          emit4(index);
-        }
-      }
-    }
-    for (; i + 2 <= n; i += 2) {
-      uniform_pair(local(), u0, u1);
-      emit2(rounder(normalise(v[i]), u0), rounder(normalise(v[i + 1]), u1));
-    }
-    if (i < n) {
-      uniform_pair(local(), u0, u1);
-      emit(rounder(normalise(v[i]), u0));
-    }
-  };
-  table.with_rounder([&](const auto& rounder) {
-    if (norm >= std::numeric_limits<float>::min()) {
-      const float inverse = 1.0f / norm;
-      run(rounder, [inverse](auto x) { return x * inverse; });
-    } else {
-      // A subnormal norm has no finite float inverse; divide instead (rare, so speed does not matter).
-      run(rounder, [norm](auto x) { return x / norm; });
-    }
-  });
-  rng = local;
-}
+// Coordinates per pass of the fixed-width decoder: the indices of a chunk stay in the first-level cache.
+constexpr std::size_t chunk = 2048;
+thread_local std::vector<std::uint64_t> nonzero_buffer;
+
 }  // namespace
 
 float Quantizer::round_bucket(std::span<const float> values, Rng& rng, std::uint16_t* indices) const {
@@ -137,19 +135,7 @@ float Quantizer::round_bucket(std::span<const float> values, Rng& rng, std::uint
     std::fill(indices, indices + values.size(), zero_index_);
     return norm;
   }
-  std::uint16_t* next = indices;
-  round_levels(
-      table_, values, norm, rng,
-      [&next](Int4 a) {
-        for (int k = 0; k < 4; ++k) next[k] = static_cast<std::uint16_t>(a[k]);
-        next += 4;
-      },
-      [&next](std::uint32_t a, std::uint32_t b) {
-        next[0] = static_cast<std::uint16_t>(a);
-        next[1] = static_cast<std::uint16_t>(b);
-        next += 2;
-      },
-      [&next](std::uint32_t a) { *next++ = static_cast<std::uint16_t>(a); });
+  simd::round_indices(simd::round_job(table_, norm), values.data(), values.size(), rng, indices);
   return norm;
 }
 
@@ -162,11 +148,33 @@ void Quantizer::quantize(std::span<const float> values, Rng& rng, std::span<floa
   for (std::size_t begin = 0; begin < d; begin += bucket) {
     const std::size_t n = std::min(bucket, d - begin);
     const float norm = round_bucket(values.subspan(begin, n), rng, index_buffer.data());
-    for (std::size_t i = 0; i < n; ++i) {
-      out[begin + i] = norm * levels[index_buffer[i]];
-      if (config_.contractive) out[begin + i] *= scale;
-    }
+    simd::expand_levels(index_buffer.data(), n, levels.data(), levels.size(), norm, config_.contractive,
+                        scale, out.data() + begin);
   }
+}
+
+void Quantizer::encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer) const {
+  const std::size_t n = values.size();
+  const unsigned width = table_.index_bits();
+  const float norm = bucket_norm(values, config_.norm, config_.method);
+  writer.reserve(32 + n * width);
+  writer.write_float(norm);
+  BitCursor cursor = writer.cursor();
+  if (norm == 0.0f) {
+    for (std::size_t i = 0; i < n; ++i) cursor.write(zero_index_, width);
+    writer.commit(cursor);
+    return;
+  }
+  const simd::RoundJob job = simd::round_job(table_, norm);
+  if (width <= 8) {
+    simd::encode_fixed(job, values.data(), n, width, rng, cursor);
+  } else {
+    // Wide tables (more than 256 levels): round first, then write index by index.
+    index_buffer.resize(std::max(index_buffer.size(), n));
+    simd::round_indices(job, values.data(), n, rng, index_buffer.data());
+    for (std::size_t i = 0; i < n; ++i) cursor.write(index_buffer[i], width);
+  }
+  writer.commit(cursor);
 }
 
 void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out) const {
@@ -174,38 +182,15 @@ void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out)
   // Gaps and positions are coded as integers below 2^32.
   if (d >= (std::size_t{1} << 31))
     throw InputError(config_.method + ": vectors of 2^31 or more coordinates are not supported");
-  index_buffer.resize(bucket);
+  index_buffer.resize(std::max(bucket, chunk));
   std::uint16_t* indices = index_buffer.data();
   BitWriter writer(out);
-  const unsigned width = table_.index_bits();
   const std::size_t magnitude_bits =
       elias_length(config_.elias, std::max<std::size_t>(1, table_.magnitudes()));
   for (std::size_t begin = 0; begin < d; begin += bucket) {
     const std::size_t n = std::min(bucket, d - begin);
     if (config_.coding == Coding::fixed) {
-      // Fused: round and write in one pass, two indices per write (2 * width <= 32).
-      const float norm = bucket_norm(values.subspan(begin, n), config_.norm, config_.method);
-      writer.reserve(32 + n * width);
-      writer.write_float(norm);
-      if (norm == 0.0f) {
-        for (std::size_t i = 0; i < n; ++i) writer.write(zero_index_, width);
-        continue;
-      }
-      BitCursor cursor = writer.cursor();
-      round_levels(
-          table_, values.subspan(begin, n), norm, rng,
-          [&cursor, width](Int4 a) {
-            const auto at = [&a](int k) { return static_cast<std::uint32_t>(a[k]); };
-            if (width <= 8) {
-              cursor.write((((((at(0) << width) | at(1)) << width) | at(2)) << width) | at(3), 4 * width);
-            } else {
-              cursor.write((at(0) << width) | at(1), 2 * width);
-              cursor.write((at(2) << width) | at(3), 2 * width);
-            }
-          },
-          [&cursor, width](std::uint32_t a, std::uint32_t b) { cursor.write((a << width) | b, 2 * width); },
-          [&cursor, width](std::uint32_t a) { cursor.write(a, width); });
-      writer.commit(cursor);
+      encode_fixed_bucket(values.subspan(begin, n), rng, writer);
       continue;
     }
     const float norm = round_bucket(values.subspan(begin, n), rng, indices);
@@ -214,33 +199,86 @@ void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out)
     writer.write_float(norm);
     if (norm == 0.0f) continue;
     const int zero = zero_index_;
+    // Most coordinates round to zero: a bitmap of the nonzero ones lets the loop jump from one to the next.
+    nonzero_buffer.resize((n + 63) / 64);
+    simd::nonzero_bits(indices, n, zero_index_, nonzero_buffer.data());
+    BitCursor cursor = writer.cursor();
+    const EliasCode code = config_.elias;
     std::size_t previous = 0;  // one past the last nonzero position, i.e. gaps count from position -1
-    for (std::size_t i = 0; i < n; ++i) {
-      const int offset = static_cast<int>(indices[i]) - zero;
-      if (offset == 0) continue;
-      write_elias(writer, config_.elias, i + 1 - previous);
-      writer.write_bit(offset < 0);
-      write_elias(writer, config_.elias, static_cast<std::uint64_t>(offset < 0 ? -offset : offset));
-      previous = i + 1;
+    for (std::size_t w = 0; w < nonzero_buffer.size(); ++w) {
+      for (std::uint64_t bits = nonzero_buffer[w]; bits != 0; bits &= bits - 1) {
+        const std::size_t i = 64 * w + static_cast<std::size_t>(__builtin_ctzll(bits));
+        const int offset = static_cast<int>(indices[i]) - zero;
+        write_elias(cursor, code, i + 1 - previous);
+        // The sign bit and the level's code in one write when the code is short (always, for s < 2^15).
+        const auto magnitude = static_cast<std::uint64_t>(offset < 0 ? -offset : offset);
+        const EliasBits level = elias_bits(code, magnitude);
+        if (level.length < 32) {
+          cursor.write((std::uint64_t{offset < 0} << level.length) | level.value, level.length + 1);
+        } else {
+          cursor.write(offset < 0, 1);
+          write_elias(cursor, code, magnitude);
+        }
+        previous = i + 1;
+      }
     }
     // The end of the bucket: a gap that lands one past its last coordinate.
-    write_elias(writer, config_.elias, n + 1 - previous);
+    write_elias(cursor, code, n + 1 - previous);
+    writer.commit(cursor);
   }
   writer.finish();
 }
 
+namespace {
+// Reads `count` fixed-width fields of W bits (W <= 8) starting at bit `position` into `out`, several per
+// unaligned 64-bit load while eight bytes remain; returns how many it read (the caller reads the rest).
+template <unsigned W>
+std::size_t extract_fields(std::span<const std::uint8_t> bytes, std::size_t position, std::size_t count,
+                           std::uint16_t* out) {
+  // A load shifted by up to 7 bits keeps 57 bits: eight fields of up to 7 bits, or four of 8.
+  constexpr std::size_t group = 8 * W + 7 <= 64 ? 8 : 4;
+  std::size_t i = 0;
+  for (; i + group <= count && (position >> 3) + 8 <= bytes.size(); i += group, position += group * W) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes.data() + (position >> 3), 8);
+    word = __builtin_bswap64(word) << (position & 7);
+    for (std::size_t k = 0; k < group; ++k)
+      out[i + k] = static_cast<std::uint16_t>((word >> (64 - W * (k + 1))) & ((1u << W) - 1));
+  }
+  return i;
+}
+
+template <unsigned... W>
+std::size_t extract_fields(unsigned width, std::span<const std::uint8_t> bytes, std::size_t position,
+                           std::size_t count, std::uint16_t* out, std::integer_sequence<unsigned, W...>) {
+  std::size_t done = 0;
+  (void)((width == W + 1 ? (done = extract_fields<W + 1>(bytes, position, count, out), true) : false) || ...);
+  return done;
+}
+}  // namespace
+
 void Quantizer::decode_bucket_fixed(BitReader& in, std::span<float> out, float scale) const {
   const float norm = in.read_float();
   if (!(norm >= 0.0f) || std::signbit(norm) || !std::isfinite(norm)) in.fail("corrupt bucket norm");
-  if (!in.has(out.size() * table_.index_bits())) in.fail("truncated message");
   const unsigned width = table_.index_bits();
+  if (!in.has(out.size() * width)) in.fail("truncated message");
   const auto levels = table_.values();
-  const std::size_t size = levels.size();
-  for (float& value : out) {
-    const auto index = static_cast<std::size_t>(in.read(width));
-    if (index >= size) in.fail("level index out of range");
-    value = norm * levels[index];
-    if (config_.contractive) value *= scale;
+  std::uint16_t* indices = index_buffer.data();
+  for (std::size_t begin = 0; begin < out.size(); begin += chunk) {
+    const std::size_t n = std::min(chunk, out.size() - begin);
+    const std::size_t start = in.bit_position();
+    std::size_t i =
+        extract_fields(width, in.bytes(), start, n, indices, std::make_integer_sequence<unsigned, 8>{});
+    in.skip(i * width);
+    for (; i < n; ++i) indices[i] = static_cast<std::uint16_t>(in.read(width));
+    const std::size_t good = simd::expand_levels(indices, n, levels.data(), levels.size(), norm,
+                                                 config_.contractive, scale, out.data() + begin);
+    if (good < n) {
+      // Report the offset just after the bad index, as a field-by-field reader would.
+      BitReader at(in.bytes(), 0, config_.method.c_str());
+      at.skip(start + (good + 1) * width);
+      at.fail("level index out of range");
+    }
   }
 }
 
@@ -270,6 +308,7 @@ void Quantizer::decode_from(std::span<const std::uint8_t> message, std::size_t s
   const std::size_t d = out.size(), bucket = bucket_size(d);
   BitReader in(message, start, config_.method.c_str());
   const float scale = output_scale(d);
+  index_buffer.resize(std::max(bucket, chunk));
   for (std::size_t begin = 0; begin < d; begin += bucket) {
     const auto part = out.subspan(begin, std::min(bucket, d - begin));
     if (config_.coding == Coding::fixed)

@@ -53,6 +53,7 @@ class Quantizer final : public Compressor {
   std::size_t bucket_size(std::size_t dimension) const;
   // Rounds one bucket into level indices; returns its float32 norm (0 leaves `indices` at the zero level).
   float round_bucket(std::span<const float> values, Rng& rng, std::uint16_t* indices) const;
+  void encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer) const;
   void decode_bucket_fixed(BitReader& in, std::span<float> out, float scale) const;
   void decode_bucket_elias(BitReader& in, std::span<float> out, float scale) const;
 

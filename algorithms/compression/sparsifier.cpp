@@ -1,9 +1,11 @@
 #include "algorithms/compression/sparsifier.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
+#include "algorithms/compression/simd.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::compression {
@@ -13,8 +15,9 @@ namespace {
 // thread.
 thread_local std::vector<std::uint32_t> position_buffer;
 thread_local std::vector<float> kept_buffer;
-thread_local std::vector<float> magnitude_buffer;
 thread_local std::vector<std::uint64_t> chosen_bits;
+thread_local std::vector<std::uint32_t> sample_buffer;
+thread_local std::vector<std::uint32_t> candidate_buffer;
 
 constexpr std::size_t max_dimension = std::size_t{1} << 31;
 }  // namespace
@@ -61,20 +64,71 @@ void Sparsifier::select(std::span<const float> values, Rng& rng,
     }
     return;
   }
-  // Top-k: the k-th largest magnitude by selection on a copy, then one pass in index order keeps everything
-  // above it and the first ties, so ties go to the lower index and the output is already sorted.
-  magnitude_buffer.resize(d);
-  for (std::size_t i = 0; i < d; ++i) magnitude_buffer[i] = std::fabs(values[i]);
-  std::nth_element(magnitude_buffer.begin(), magnitude_buffer.begin() + static_cast<std::ptrdiff_t>(k - 1),
-                   magnitude_buffer.end(), std::greater<float>());
-  const float threshold = magnitude_buffer[k - 1];
+  select_top(values, k, positions);
+}
+
+bool Sparsifier::select_top(std::span<const float> values, std::size_t k,
+                            std::vector<std::uint32_t>& positions) const {
+  const std::size_t d = values.size();
+  positions.clear();
+  if (k == 0) return simd::any_non_finite(values.data(), d);
+  bool non_finite = false;
+  // Magnitudes compare as the bits of |x| compare (finite floats), so the selection works on those.
+  const auto magnitude = [&values](std::size_t i) {
+    return std::bit_cast<std::uint32_t>(values[i]) & 0x7FFFFFFFu;
+  };
+  if (4 * k <= d) {
+    // Guess a threshold a little below the k-th largest magnitude from an evenly spread sample, gather the
+    // positions at or above it in one vector pass, and select among those few. When the guess is too high
+    // (fewer than k gathered: unlucky or adversarial data) fall through to the exact method below, so the
+    // result never depends on the guess.
+    const std::size_t m = std::min(d, std::clamp<std::size_t>(d / 256, 256, 4096));
+    sample_buffer.resize(m);
+    for (std::size_t j = 0; j < m; ++j) sample_buffer[j] = magnitude(j * d / m);
+    const double expected = static_cast<double>(k) * static_cast<double>(m) / static_cast<double>(d);
+    const auto rank = std::min(m, static_cast<std::size_t>(expected + 3 * std::sqrt(expected) + 2));
+    std::nth_element(sample_buffer.begin(), sample_buffer.begin() + static_cast<std::ptrdiff_t>(rank - 1),
+                     sample_buffer.end(), std::greater<>());
+    const std::uint32_t guess = sample_buffer[rank - 1];
+    candidate_buffer.resize(d + 64);
+    const std::size_t count =
+        simd::collect_at_least(values.data(), d, guess, candidate_buffer.data(), non_finite);
+    if (non_finite) return true;
+    if (count >= k) {
+      select_among(values, candidate_buffer.data(), count, k, positions);
+      return false;
+    }
+  } else {
+    non_finite = simd::any_non_finite(values.data(), d);
+    if (non_finite) return true;
+  }
+  // Exact: every position is a candidate.
+  candidate_buffer.resize(d);
+  for (std::size_t i = 0; i < d; ++i) candidate_buffer[i] = static_cast<std::uint32_t>(i);
+  select_among(values, candidate_buffer.data(), d, k, positions);
+  return false;
+}
+
+void Sparsifier::select_among(std::span<const float> values, const std::uint32_t* candidates,
+                              std::size_t count, std::size_t k, std::vector<std::uint32_t>& positions) const {
+  // The k-th largest magnitude among the candidates (which hold every position at or above it), then one
+  // pass in index order keeps everything above it and the first ties: ties go to the lower index and the
+  // output is already sorted.
+  const auto magnitude = [&values](std::size_t i) {
+    return std::bit_cast<std::uint32_t>(values[i]) & 0x7FFFFFFFu;
+  };
+  sample_buffer.resize(count);
+  for (std::size_t j = 0; j < count; ++j) sample_buffer[j] = magnitude(candidates[j]);
+  std::nth_element(sample_buffer.begin(), sample_buffer.begin() + static_cast<std::ptrdiff_t>(k - 1),
+                   sample_buffer.end(), std::greater<>());
+  const std::uint32_t threshold = sample_buffer[k - 1];
   std::size_t above = 0;
-  for (std::size_t i = 0; i < d; ++i) above += std::fabs(values[i]) > threshold;
+  for (std::size_t j = 0; j < count; ++j) above += magnitude(candidates[j]) > threshold;
   std::size_t ties = k - above;
-  for (std::size_t i = 0; i < d; ++i) {
-    const float a = std::fabs(values[i]);
-    if (a > threshold || (a == threshold && ties > 0 && ties--))
-      positions.push_back(static_cast<std::uint32_t>(i));
+  positions.clear();
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::uint32_t a = magnitude(candidates[j]);
+    if (a > threshold || (a == threshold && ties > 0 && ties--)) positions.push_back(candidates[j]);
   }
 }
 
@@ -82,11 +136,19 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
   const std::size_t d = values.size();
   if (d >= max_dimension)
     throw InputError("sparsifier: vectors of 2^31 or more coordinates are not supported");
-  for (std::size_t i = 0; i < d; ++i) {
-    if (!std::isfinite(values[i]))
-      throw InputError("sparsifier: value at index " + std::to_string(i) + " is not finite");
+  const auto reject = [&values] {
+    const std::size_t i = static_cast<std::size_t>(
+        std::find_if(values.begin(), values.end(), [](float x) { return !std::isfinite(x); }) -
+        values.begin());
+    throw InputError("sparsifier: value at index " + std::to_string(i) + " is not finite");
+  };
+  if (selection_ == Selection::top) {
+    // The selection's vector pass also looks for non-finite values (and top-k draws no random numbers).
+    if (select_top(values, kept(d), position_buffer)) reject();
+  } else {
+    if (simd::any_non_finite(values.data(), d)) reject();
+    select(values, rng, position_buffer);
   }
-  select(values, rng, position_buffer);
   const std::size_t k = position_buffer.size();
   kept_buffer.resize(k);
   {

@@ -38,6 +38,11 @@ class Sparsifier final : public Compressor {
   const Compressor& inner() const { return *inner_; }
 
  private:
+  // Top-k into `positions`; returns true (and selects nothing) when some value is not finite.
+  bool select_top(std::span<const float> values, std::size_t k, std::vector<std::uint32_t>& positions) const;
+  void select_among(std::span<const float> values, const std::uint32_t* candidates, std::size_t count,
+                    std::size_t k, std::vector<std::uint32_t>& positions) const;
+
   Selection selection_;
   KeepCount keep_;
   std::unique_ptr<Compressor> inner_;

@@ -1,4 +1,4 @@
-// The level tables and the rounding core's two forms (scalar and four-lane) agree with each other.
+// The level tables. (The vector rounders are checked against the scalar ones in instruction_set_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -24,34 +24,6 @@ TEST_CASE("level tables hold the paper's and the official code's levels") {
   CHECK(LevelTable::code_exponential(4, 0.5).index_bits() == 4);
   CHECK_FALSE(LevelTable::code_uniform(2).has_zero());
   CHECK(LevelTable::uniform(3).zero_index() == 3);
-}
-
-TEST_CASE("the four-lane rounders choose exactly the scalar rounders' levels") {
-  Rng rng(7);
-  for (const LevelTable& table : {LevelTable::uniform(16), LevelTable::uniform(1),
-                                  LevelTable::code_uniform(4), LevelTable::code_uniform(1)}) {
-    table.with_rounder([&](const auto& rounder) {
-      using R = std::decay_t<decltype(rounder)>;
-      if constexpr (std::is_invocable_r_v<Int4, const R&, Float4, Float4>) {
-        for (int t = 0; t < 20000; ++t) {
-          Float4 y, u;
-          for (int k = 0; k < 4; ++k) {
-            // Values on levels, at ±1, zero, -0 and beyond the ends (clamped), besides random ones.
-            const auto pick = rng.below(6);
-            y[k] = pick == 0   ? static_cast<float>(static_cast<int>(rng.below(33)) - 16) / 16.0f
-                   : pick == 1 ? (rng.below(2) ? -0.0f : 1.0f)
-                   : pick == 2 ? 1.0001f
-                               : static_cast<float>(2 * rng.uniform() - 1);
-            u[k] = static_cast<float>(rng() >> 40) * 0x1.0p-24f;
-          }
-          const Int4 lanes = rounder(y, u);
-          for (int k = 0; k < 4; ++k) REQUIRE(static_cast<std::uint32_t>(lanes[k]) == rounder(y[k], u[k]));
-        }
-      } else {
-        FAIL("evenly spaced tables should have a four-lane rounder");
-      }
-    });
-  }
 }
 
 TEST_CASE("buckets with subnormal or huge norms quantize without overflow or NaN") {
