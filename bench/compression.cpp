@@ -13,6 +13,7 @@
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/simd.hpp"
+#include "common/keys.hpp"
 
 namespace {
 
@@ -89,7 +90,7 @@ void decode(benchmark::State& state, const std::string& json, std::size_t d) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v.size()));
 }
 
-const std::vector<std::pair<std::string, std::string>> compressors = {
+const std::vector<std::pair<std::string, std::string>> named = {
     {"none", R"({"kind": "none"})"},
     {"qsgd_s16_fixed", R"({"kind": "qsgd", "coding": "fixed"})"},
     {"qsgd_s16_elias", R"({"kind": "qsgd"})"},
@@ -118,10 +119,11 @@ const std::vector<std::pair<std::string, std::string>> small = {
     {"qsgd_s16_elias", R"({"kind": "qsgd"})"},
 };
 
-const bool registered = [] {
+// Registered from main, after static initialisation has registered every compressor kind.
+void register_benchmarks() {
   benchmark::RegisterBenchmark("memcpy_f32", memcpy_roofline)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("rng_words", random_words)->Unit(benchmark::kMillisecond);
-  for (const auto& [name, json] : compressors) {
+  for (const auto& [name, json] : named) {
     benchmark::RegisterBenchmark(("encode/" + name).c_str(), encode, json, dimension)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("decode/" + name).c_str(), decode, json, dimension)
@@ -131,7 +133,26 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("encode_d2000/" + name).c_str(), encode, json, std::size_t{2000})
         ->Unit(benchmark::kMicrosecond);
   }
-  return true;
-}();
+  // Every example of every registered kind, so that a new compressor is timed without being listed here.
+  for (const sgdsim::keys::Kind* kind : compressors().kinds()) {
+    for (std::size_t i = 0; i < kind->examples.size(); ++i) {
+      const std::string name = "kind/" + kind->name + "-" + std::to_string(i);
+      const std::string json = kind->examples[i].dump();
+      benchmark::RegisterBenchmark(("encode/" + name).c_str(), encode, json, dimension)
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("decode/" + name).c_str(), decode, json, dimension)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
 
 }  // namespace
+
+int main(int argc, char** argv) {
+  register_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
