@@ -5,8 +5,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "common/error.hpp"
+#include "common/regular_file.hpp"
 
 namespace sgdsim::analysis {
 
@@ -38,12 +40,12 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
 }
 
 bool read_file(const std::filesystem::path& file, std::string& content) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  content = text.str();
-  return true;
+  try {
+    content = read_regular_file(file.string(), max_text_file_bytes);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
 }
 
 }  // namespace sgdsim::analysis

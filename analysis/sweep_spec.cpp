@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/regular_file.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::analysis {
@@ -112,7 +113,7 @@ Sweep parse_sweep(const json& document, const std::string& file) {
     if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
     sweep.base_dir = path.parent_path().string();
     try {
-      sweep.base = parse_json_file(path.string());
+      sweep.base = parse_json_text(read_regular_file(path.string(), max_json_file_bytes), path.string());
     } catch (const InputError& e) {
       spec.fail("base", e.what());
     }
@@ -185,7 +186,7 @@ Sweep parse_sweep(const json& document, const std::string& file) {
 }
 
 Sweep load_sweep(const std::string& file) {
-  return parse_sweep(parse_json_file(file), file);
+  return parse_sweep(parse_json_text(read_regular_file(file, max_json_file_bytes), file), file);
 }
 
 }  // namespace sgdsim::analysis

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "topologies/topology.hpp"
 
@@ -22,7 +23,8 @@ struct TopologyOptions {
 };
 
 void print_topology(const TopologyOptions& options) {
-  const json document = parse_json_file(options.scenario);
+  const json document =
+      parse_json_text(read_regular_file(options.scenario, max_json_file_bytes), options.scenario);
   json resolved;
   Spec root(document, options.scenario, "", resolved);
   // Same defaults as the scenario loader, so the graph printed is the graph a run uses.

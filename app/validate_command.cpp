@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "common/regular_file.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace sgdsim::app {
@@ -21,6 +22,7 @@ void add_validate_command(CLI::App& root) {
   cmd->add_option("--set", options->overrides, "Override a value by dotted path (as for run)")->take_all();
   cmd->add_flag("-q,--quiet", options->quiet, "Print nothing on success");
   cmd->callback([options] {
+    require_regular_file(options->scenario, max_json_file_bytes);  // a FIFO would block the reader
     const nlohmann::json document = scenarios::load_document(options->scenario, options->overrides);
     std::string base = std::filesystem::path(options->scenario).parent_path().string();
     scenarios::Scenario scenario(document, options->scenario, base.empty() ? "." : base);
