@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "analysis/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "analysis/csv_table.hpp"
 
 namespace sgdsim::analysis {
@@ -31,6 +31,7 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
     json final;
   };
   std::vector<Row> rows;
+  std::vector<std::string> unreadable;
   std::set<std::string> extra;
   const auto& fixed = trace_columns();
   for (const auto& point : points) {
@@ -45,9 +46,10 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
         for (auto it = row.final.begin(); it != row.final.end(); ++it) {
           if (std::find(fixed.begin(), fixed.end(), it.key()) == fixed.end()) extra.insert(it.key());
         }
-      } catch (const std::exception&) {
+      } catch (const std::exception& e) {
         row.status = "unreadable";
         row.final = json::object();
+        unreadable.push_back(layout.summary(point.id).string() + ": " + e.what());
       }
     } else {
       std::error_code error;
@@ -83,6 +85,7 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
     else
       ++counts.failed;
   }
+  counts.unreadable = std::move(unreadable);
   if (tally) *tally = counts;
   return out;
 }

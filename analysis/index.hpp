@@ -18,8 +18,9 @@ namespace sgdsim::analysis {
 
 struct IndexTally {
   std::size_t ok = 0;
-  std::size_t failed = 0;
+  std::size_t failed = 0;  // includes unreadable
   std::size_t pending = 0;
+  std::vector<std::string> unreadable;  // "file: why" for each summary.json that could not be read
 };
 
 // The index text for `points` (all points of `sweep`, in enumeration order).

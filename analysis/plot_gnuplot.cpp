@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::analysis {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "analysis/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "analysis/sweep_point.hpp"
 #include "common/error.hpp"
 

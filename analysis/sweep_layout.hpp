@@ -21,6 +21,7 @@ struct SweepLayout {
   std::filesystem::path index() const { return dir / "index.csv"; }
   std::filesystem::path run_dir(const std::string& id) const { return runs() / id; }
   std::filesystem::path summary(const std::string& id) const { return runs() / id / "summary.json"; }
+  std::filesystem::path resolved(const std::string& id) const { return runs() / id / "resolved.json"; }
   std::filesystem::path failure(const std::string& id) const { return runs() / (id + ".failed.json"); }
   std::filesystem::path point_file(const std::string& id) const { return points() / (id + ".json"); }
   std::filesystem::path log(const std::string& id) const { return logs() / (id + ".log"); }

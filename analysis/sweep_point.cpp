@@ -103,11 +103,22 @@ std::vector<SweepPoint> expand(const Sweep& sweep) {
   std::vector<ExplicitPoint> explicit_points = sweep.points;
   if (explicit_points.empty()) explicit_points.push_back({"", json::object()});
 
+  // Every point costs a run folder and an index row; past max_sweep_points a sweep is a mistake, and
+  // expanding it would only exhaust memory.
   std::size_t combinations = 1;
   for (const auto& axis : sweep.grid) {
-    combinations *= axis.values.size();
-    if (combinations > 10'000'000)
-      throw InputError(sweep.file + ": $.grid: more than 10 million combinations");
+    combinations *= std::max<std::size_t>(axis.values.size(), 1);
+    if (combinations > max_sweep_points)
+      throw InputError(sweep.file + ": $.grid: more than " + std::to_string(max_sweep_points) +
+                       " combinations");
+  }
+  const std::size_t total =
+      combinations * explicit_points.size() * std::max<std::size_t>(sweep.seeds.size(), 1);
+  if (combinations * explicit_points.size() > max_sweep_points || total > max_sweep_points) {
+    throw InputError(sweep.file + ": the sweep has " + std::to_string(explicit_points.size()) +
+                     " point(s) x " + std::to_string(combinations) + " grid combination(s) x " +
+                     std::to_string(sweep.seeds.size()) + " seed(s), more than the limit of " +
+                     std::to_string(max_sweep_points) + " runs");
   }
 
   std::vector<SweepPoint> points;

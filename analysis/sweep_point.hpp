@@ -25,6 +25,9 @@ struct SweepPoint {
 // Index columns of the varied parameters: "point" when the sweep has explicit points, then every grid path.
 std::vector<std::string> parameter_columns(const Sweep& sweep);
 
+// The largest sweep `expand` accepts (points x grid combinations x seeds).
+inline constexpr std::size_t max_sweep_points = 100'000;
+
 // Every point of the sweep, in enumeration order (the last grid axis varies fastest, seeds innermost).
 // Throws InputError when two points coincide.
 std::vector<SweepPoint> expand(const Sweep& sweep);

@@ -12,9 +12,10 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
-#include "analysis/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::analysis {
@@ -111,23 +112,80 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 bool run_complete(const SweepLayout& layout, const std::string& id) {
-  std::error_code error;
-  return fs::is_regular_file(layout.summary(id), error);
+  // A summary or resolved scenario cut short (or garbled) makes the run incomplete: the sweep retries it.
+  for (const fs::path& file : {layout.summary(id), layout.resolved(id)}) {
+    std::string text;
+    if (!read_file(file, text)) return false;
+    try {
+      const json document = json::parse(text);
+      if (!document.is_object()) return false;
+      if (file == layout.summary(id) && !(document.contains("final") && document["final"].is_object()))
+        return false;
+    } catch (const json::exception&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> first_difference(const json& given, const json& resolved,
+                                            const std::string& path) {
+  if (given.is_object()) {
+    if (!resolved.is_object()) return path;
+    for (auto it = given.begin(); it != given.end(); ++it) {
+      if (path == "$" && it.key() == "name")
+        continue;  // "<sweep name>/<id>": renaming a sweep changes nothing
+      const std::string where = path + "." + it.key();
+      if (!resolved.contains(it.key())) return where;
+      if (auto difference = first_difference(*it, resolved[it.key()], where)) return difference;
+    }
+    return std::nullopt;
+  }
+  if (given.is_array()) {
+    if (!resolved.is_array() || resolved.size() != given.size()) return path;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      if (auto difference = first_difference(given[i], resolved[i], path + "[" + std::to_string(i) + "]"))
+        return difference;
+    }
+    return std::nullopt;
+  }
+  if (given == resolved) return std::nullopt;
+  // A kind given by its name alone ("partition": "iid") resolves to an object with that kind.
+  if (given.is_string() && resolved.is_object() && resolved.value("kind", json()) == given)
+    return std::nullopt;
+  return path;
+}
+
+void check_runs_current(const Sweep& sweep, const SweepLayout& layout,
+                        const std::vector<SweepPoint>& points) {
+  for (const auto& point : points) {
+    if (!run_complete(layout, point.id)) continue;
+    const json scenario = point_scenario(sweep, point, layout.points().string());
+    std::string text;
+    json resolved;
+    if (read_file(layout.resolved(point.id), text)) resolved = json::parse(text, nullptr, false);
+    if (auto difference = first_difference(scenario, resolved, "$")) {
+      throw InputError(
+          layout.resolved(point.id).string() + ": " + *difference +
+          ": this completed run was made from a different scenario than the sweep now gives (did "
+          "the base scenario change?); use a new output folder, or delete " +
+          layout.run_dir(point.id).string() + " to rerun it");
+    }
+  }
 }
 
 void prepare_points(const Sweep& sweep, const SweepLayout& layout, const std::vector<SweepPoint>& points) {
   // Check every point before touching anything, so a changed base leaves DIR as it was.
+  check_runs_current(sweep, layout, points);
   std::vector<std::string> texts;
   for (const auto& point : points) {
     const json scenario = point_scenario(sweep, point, layout.points().string());
     std::string existing;
     if (run_complete(layout, point.id) && read_file(layout.point_file(point.id), existing)) {
-      json previous;
-      try {
-        previous = json::parse(existing);
-      } catch (const json::exception&) {
-      }
-      if (without_name(previous) != without_name(scenario)) {
+      // A point file that is not a scenario object (cut short, edited) is simply rewritten below; the run's
+      // own resolved.json was checked above.
+      const json previous = json::parse(existing, nullptr, false);
+      if (previous.is_object() && without_name(previous) != without_name(scenario)) {
         throw InputError(
             layout.point_file(point.id).string() +
             ": this completed point was run from a different scenario than the sweep now gives (did "

@@ -7,6 +7,7 @@
 // interrupted attempt left.
 #include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,17 @@ void prepare_points(const Sweep& sweep, const SweepLayout& layout, const std::ve
 RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& points,
                     const RunnerOptions& options);
 
-// True when the point's run folder is complete.
+// True when the point's run folder is complete: summary.json (with its "final" object) and resolved.json are
+// readable JSON. A run cut short or garbled is incomplete, hence retried.
 bool run_complete(const SweepLayout& layout, const std::string& id);
+
+// Throws InputError, naming the file and the first differing JSON path, when a completed run among `points`
+// was made from another scenario than the sweep now gives. The check reads the run's own resolved.json, so it
+// also holds when points/ is absent (runs/ copied together from shards): every value the point scenario sets
+// must be in resolved.json unchanged. (A key deleted from the base, whose default now applies, is not seen.)
+void check_runs_current(const Sweep& sweep, const SweepLayout& layout, const std::vector<SweepPoint>& points);
+
+// The first JSON path (under `path`) at which `given` sets a value that `resolved` does not hold, if any.
+std::optional<std::string> first_difference(const json& given, const json& resolved, const std::string& path);
 
 }  // namespace sgdsim::analysis

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/regular_file.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::analysis {

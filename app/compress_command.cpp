@@ -6,9 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -17,6 +15,8 @@
 #include "algorithms/compression/compressor.hpp"
 #include "app/commands.hpp"
 #include "common/error.hpp"
+#include "common/npy.hpp"
+#include "common/regular_file.hpp"
 #include "common/rng.hpp"
 #include "common/spec.hpp"
 
@@ -24,77 +24,19 @@ namespace sgdsim::app {
 
 namespace {
 
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 bool has_suffix(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-[[noreturn]] void npy_fail(const std::string& path, const std::string& what) {
-  throw InputError(path + ": not a float32 .npy file: " + what);
-}
-
-// A .npy file (format versions 1-3) holding little-endian float32 in C order; returns the offset of the data
-// and the number of values.
-std::pair<std::size_t, std::size_t> parse_npy_header(const std::vector<std::uint8_t>& bytes,
-                                                     const std::string& path) {
-  const auto fail = [&path](const std::string& what) { npy_fail(path, what); };
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    fail("missing the \\x93NUMPY magic");
-  const int major = bytes[6];
-  std::size_t header_length, header_start;
-  if (major == 1) {
-    header_length = bytes[8] | (std::size_t{bytes[9]} << 8);
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) fail("truncated header at byte offset " + std::to_string(bytes.size()));
-    header_length = bytes[8] | (std::size_t{bytes[9]} << 8) | (std::size_t{bytes[10]} << 16) |
-                    (std::size_t{bytes[11]} << 24);
-    header_start = 12;
-  } else {
-    npy_fail(path, "unsupported format version " + std::to_string(major));
-  }
-  if (header_start + header_length > bytes.size())
-    fail("truncated header at byte offset " + std::to_string(bytes.size()));
-  const std::string header(bytes.begin() + static_cast<std::ptrdiff_t>(header_start),
-                           bytes.begin() + static_cast<std::ptrdiff_t>(header_start + header_length));
-  std::smatch match;
-  if (!std::regex_search(header, match, std::regex(R"('descr'\s*:\s*'([^']*)')")))
-    fail("no 'descr' in the header");
-  if (match[1] != "<f4" && match[1] != "=f4")
-    fail("dtype '" + match[1].str() + "' is not little-endian float32 ('<f4')");
-  if (!std::regex_search(header, match, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
-    fail("no 'shape' in the header");
-  std::size_t count = 1, dimensions_above_one = 0;
-  const std::string shape = match[1];
-  const std::regex integer(R"(\d+)");
-  for (std::sregex_iterator it(shape.begin(), shape.end(), integer), end; it != end; ++it) {
-    const std::size_t extent = std::stoull(it->str());
-    count *= extent;
-    dimensions_above_one += extent > 1;
-  }
-  const bool fortran = std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"));
-  if (fortran && dimensions_above_one > 1)
-    fail("Fortran-ordered arrays are not supported (save with numpy.ascontiguousarray)");
-  const std::size_t data_start = header_start + header_length;
-  if (bytes.size() - data_start != 4 * count)
-    fail("the shape needs " + std::to_string(4 * count) + " bytes of data, the file has " +
-         std::to_string(bytes.size() - data_start) + " after byte offset " + std::to_string(data_start));
-  return {data_start, count};
-}
-
 // Raw little-endian float32, or .npy float32 (recognised by its magic).
 std::vector<float> read_vector(const std::string& path) {
-  const std::vector<std::uint8_t> bytes = read_file(path);
+  const std::vector<std::uint8_t> bytes = read_regular_file_bytes(path, max_vector_file_bytes);
   std::size_t start = 0, count;
-  if (bytes.size() >= 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0) {
-    std::tie(start, count) = parse_npy_header(bytes, path);
+  if (has_npy_magic(bytes) || has_suffix(path, ".npy")) {
+    const NpyLayout layout = parse_npy(bytes, path);  // throws for a .npy name without the magic
+    start = layout.data_offset;
+    count = static_cast<std::size_t>(layout.count);
   } else {
-    if (has_suffix(path, ".npy")) parse_npy_header(bytes, path);  // throws: a .npy name without the magic
     if (bytes.size() % 4 != 0)
       throw InputError(path + ": raw float32 input must be a multiple of 4 bytes long; it has " +
                        std::to_string(bytes.size()) + " (the last value starts at byte offset " +
@@ -168,8 +110,7 @@ void add_compress_command(CLI::App& root) {
     const bool inline_json = options->compressor.find_first_not_of(" \t\r\n") != std::string::npos &&
                              options->compressor[options->compressor.find_first_not_of(" \t\r\n")] == '{';
     const std::string origin = inline_json ? "--compressor" : options->compressor;
-    const json document =
-        inline_json ? parse_json_text(options->compressor, origin) : parse_json_file(origin);
+    const json document = inline_json ? parse_json_text(options->compressor, origin) : parse_json_file(origin);
     json resolved;
     Spec spec = Spec::of_family(document, origin, "$", resolved, compression::compressors());
     const auto compressor = compression::make_compressor(spec);

@@ -63,6 +63,9 @@ void sweep(const SweepArguments& args) {
     throw InputError(layout.dir.string() + ": the output exists and is not a folder");
   }
 
+  // Runs made from another scenario must not enter the index, whether or not points/ is there.
+  check_runs_current(sweep, layout, points);
+
   RunTally tally;
   if (!args.index_only) {
     prepare_points(sweep, layout, mine);
@@ -85,6 +88,13 @@ void sweep(const SweepArguments& args) {
   if (tally.failed > 0 && tally.invalid == tally.succeeded + tally.failed) {
     // Not one point was accepted: the sweep itself is wrong (a misspelt path, a bad value for all points).
     throw InputError("every point run was rejected as invalid input, e.g.: " + tally.first_error);
+  }
+  if (!index.unreadable.empty()) {
+    std::string files;
+    for (const auto& line : index.unreadable) files += "\n  " + line;
+    throw std::runtime_error(std::to_string(index.unreadable.size()) +
+                             " run(s) have an unreadable summary.json (status \"unreadable\" in the index):" +
+                             files + "\nrerun the sweep without --index-only to retry them");
   }
   if (tally.failed > 0) {
     throw std::runtime_error(std::to_string(tally.failed) + " of " + std::to_string(mine.size()) +

@@ -10,7 +10,9 @@
 
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
+#include "common/output_folder.hpp"
 #include "common/error.hpp"
+#include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "scenarios/dotted_path.hpp"
 #include "scenarios/network.hpp"
@@ -214,41 +216,26 @@ void write_file(const fs::path& path, const std::string& text) {
 
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
                       const std::string& directory, bool force, bool progress) {
+  // A FIFO or device as the scenario would block or never end; refuse it before reading. A bad -o is refused
+  // before the data is loaded, and checked again when the temporary folder is made.
+  require_regular_file(file, max_json_file_bytes);
+  OutputFolder::check(directory, force);
   const nlohmann::json document = load_document(file, overrides);
   const std::string base_dir = fs::path(file).parent_path().string();
   Scenario scenario(document, file, base_dir.empty() ? "." : base_dir);
 
-  const fs::path target = fs::absolute(directory).lexically_normal();
-  if (fs::exists(target) && !force) {
-    throw InputError(directory + ": already exists (use --force to replace it)");
+  OutputFolder output(directory, force);
+  const fs::path& temporary = output.temporary();
+  write_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
+  nlohmann::json summary;
+  {
+    std::ofstream trace(temporary / "trace.csv", std::ios::binary);
+    summary = scenario.simulate(trace, progress);
+    trace.close();
+    if (!trace) throw std::runtime_error("cannot write " + (temporary / "trace.csv").string());
   }
-  fs::create_directories(target.parent_path());
-  const fs::path temporary = target.string() + ".tmp-" + std::to_string(getpid());
-  fs::remove_all(temporary);
-  fs::create_directory(temporary);
-  try {
-    write_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
-    nlohmann::json summary;
-    {
-      std::ofstream trace(temporary / "trace.csv", std::ios::binary);
-      summary = scenario.simulate(trace, progress);
-      trace.close();
-      if (!trace) throw std::runtime_error("cannot write " + (temporary / "trace.csv").string());
-    }
-    write_file(temporary / "summary.json", summary.dump(2) + "\n");
-    if (fs::exists(target)) {
-      const fs::path old = target.string() + ".old-" + std::to_string(getpid());
-      fs::rename(target, old);
-      fs::rename(temporary, target);
-      fs::remove_all(old);
-    } else {
-      fs::rename(temporary, target);
-    }
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(temporary, ignored);
-    throw;
-  }
+  write_file(temporary / "summary.json", summary.dump(2) + "\n");
+  output.publish();
 }
 
 }  // namespace sgdsim::scenarios

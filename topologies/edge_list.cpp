@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <string_view>
 
 #include "common/error.hpp"
+#include "common/regular_file.hpp"
 
 namespace sgdsim::topology {
 
@@ -17,15 +18,21 @@ bool is_space(char c) {
 }  // namespace
 
 EdgeFile read_edge_list(const std::string& path, std::size_t max_node) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open the edge-list file");
+  const std::string text = read_regular_file(path, max_text_file_bytes);
+  return parse_edge_list(text, path, max_node);
+}
+
+EdgeFile parse_edge_list(std::string_view text, const std::string& path, std::size_t max_node) {
   EdgeFile file;
-  std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t newline = text.find('\n', start);
+    if (newline == std::string_view::npos) newline = text.size();
+    std::string_view line = text.substr(start, newline - start);
+    start = newline + 1;
     ++number;
     const std::string where = path + ":" + std::to_string(number) + ": ";
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     std::size_t ids[2];
     std::size_t count = 0;
     const char* p = line.data();
@@ -39,8 +46,8 @@ EdgeFile read_edge_list(const std::string& path, std::size_t max_node) {
       if (error != std::errc() || (next < end && !is_space(*next))) {
         const char* stop = p;
         while (stop < end && !is_space(*stop)) ++stop;
-        throw InputError(where + "expected a non-negative integer node id, found \"" + std::string(p, stop) +
-                         "\"");
+        throw InputError(where + "expected a non-negative integer node id, found \"" +
+                         std::string(p, std::min<std::size_t>(stop - p, 40)) + "\"");
       }
       if (id > max_node)
         throw InputError(where + "node id " + std::to_string(id) + " is larger than " +

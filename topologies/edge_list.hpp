@@ -2,6 +2,7 @@
 // The `edges` topology: an edge-list file with one "a b" pair of 0-based node ids per line.
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "topologies/generators.hpp"
 
@@ -15,5 +16,7 @@ struct EdgeFile {
 // '#' starts a comment; blank lines are skipped. Bad lines, self-loops and ids above `max_node` are
 // InputErrors naming the file and line.
 EdgeFile read_edge_list(const std::string& path, std::size_t max_node);
+// The same, for the text of an edge list read from `path`.
+EdgeFile parse_edge_list(std::string_view text, const std::string& path, std::size_t max_node);
 
 }  // namespace sgdsim::topology

@@ -51,7 +51,7 @@ IdxArray parse_idx(std::vector<unsigned char> bytes, int expected_rank, const st
     array.dims.push_back(dim);
     count *= dim;
     // More than any file could hold; also keeps the product from overflowing.
-    if (count > (std::uint64_t{1} << 40)) {
+    if (count > max_idx_values) {
       throw InputError(origin + ": bad IDX header: the dimensions describe more than 2^40 values");
     }
   }
@@ -61,8 +61,9 @@ IdxArray parse_idx(std::vector<unsigned char> bytes, int expected_rank, const st
                      " bytes of values, the file holds " + std::to_string(payload));
   }
   if (payload > count) {
-    throw InputError(origin + ": corrupt IDX file: " + std::to_string(payload - count) +
-                     " unexpected bytes after the " + std::to_string(count) + " values the header declares");
+    throw InputError(origin + ": corrupt IDX file: unexpected bytes at byte offset " +
+                     std::to_string(header + count) + ", after the " + std::to_string(count) +
+                     " values the header declares");
   }
   bytes.erase(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(header));
   array.values = std::move(bytes);
@@ -70,7 +71,20 @@ IdxArray parse_idx(std::vector<unsigned char> bytes, int expected_rank, const st
 }
 
 IdxArray read_idx_file(const std::string& path, int expected_rank) {
-  return parse_idx(read_file_bytes(path), expected_rank, path);
+  // The header says how many bytes follow: read no more than that (plus one, to detect extra bytes), so a
+  // gzip bomb or a huge file is not decompressed into memory before parse_idx refuses it.
+  const std::size_t header = 4 + 4 * static_cast<std::size_t>(expected_rank);
+  const ExpectedSize expected{header, [&](std::span<const unsigned char> prefix) -> std::uint64_t {
+                                if (prefix.size() < header)
+                                  return header;  // parse_idx reports the truncation
+                                std::uint64_t count = 1;
+                                for (int i = 0; i < expected_rank; ++i) {
+                                  count *= big_endian32(prefix.data() + 4 + 4 * i);
+                                  if (count > max_idx_values) return header;  // parse_idx reports it
+                                }
+                                return header + count;
+                              }};
+  return parse_idx(read_file_bytes(path, header + max_idx_values + 1, expected), expected_rank, path);
 }
 
 }  // namespace sgdsim::learning

@@ -13,12 +13,16 @@ struct IdxArray {
   std::vector<unsigned char> values;  // product(dims) bytes
 };
 
+// More values than any IDX data set holds (Fashion-MNIST has 47 million); also keeps products from
+// overflowing.
+inline constexpr std::uint64_t max_idx_values = std::uint64_t{1} << 40;
+
 // Parses IDX bytes read from `origin` (used in messages). Checks the magic number, that the rank is
 // `expected_rank`, and that the payload is exactly product(dims) bytes; otherwise an InputError naming
 // `origin`.
 IdxArray parse_idx(std::vector<unsigned char> bytes, int expected_rank, const std::string& origin);
 
-// Reads a (possibly gzip-compressed) IDX file.
+// Reads a (possibly gzip-compressed) IDX file, decompressing no more than the header declares.
 IdxArray read_idx_file(const std::string& path, int expected_rank);
 
 }  // namespace sgdsim::learning

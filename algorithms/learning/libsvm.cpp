@@ -7,6 +7,7 @@
 
 #include "algorithms/learning/file_bytes.hpp"
 #include "common/error.hpp"
+#include "common/regular_file.hpp"
 
 namespace sgdsim::learning {
 
@@ -97,7 +98,7 @@ SparseSamples parse_libsvm(std::string_view text, const std::string& origin) {
 }
 
 SparseSamples read_libsvm_file(const std::string& path) {
-  const std::vector<unsigned char> bytes = read_file_bytes(path);
+  const std::vector<unsigned char> bytes = read_file_bytes(path, max_text_file_bytes);
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.find('\0') != std::string_view::npos) {
     throw InputError(path + ": not a LIBSVM text file (it contains NUL bytes)");

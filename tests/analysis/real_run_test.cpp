@@ -101,3 +101,25 @@ TEST_CASE("a point the real run rejects is recorded with its message while the o
   CHECK(record["exit_code"] == 2);
   CHECK_THAT(record["stderr_tail"].get<std::string>(), Catch::Contains("algorithm.steps"));
 }
+
+TEST_CASE("completed real runs pass the resolved.json check on resume; a changed base fails it") {
+  ScratchDir scratch("real-resume");
+  write_text(scratch / "tiny.json", tiny_sweep);
+  const fs::path out = scratch / "out";
+  const std::string args = "sweep " + quote((scratch / "tiny.json").string()) + " -o " + quote(out.string());
+  REQUIRE(real(args + " -j 2").exit_code == 0);
+  // Every value a point sets is echoed unchanged into the run's resolved.json (defaults only add to it).
+  fs::remove_all(out / "points");
+  const auto resumed = real(args);
+  INFO(resumed.output);
+  CHECK(resumed.exit_code == 0);
+  CHECK_THAT(resumed.output, Catch::Contains("4 already complete, running 0"));
+  std::string changed = tiny_sweep;
+  changed.replace(changed.find("\"samples\": 400"), 14, "\"samples\": 500");
+  write_text(scratch / "tiny.json", changed);
+  fs::remove_all(out / "points");
+  const auto stale = real(args + " --index-only");
+  INFO(stale.output);
+  CHECK(stale.exit_code == 2);
+  CHECK_THAT(stale.output, Catch::Contains("resolved.json: $.data.samples"));
+}

@@ -1,6 +1,9 @@
 // `sgdsim compress` end to end: the report against the exact expectation, .npy and raw input, errors exit 2.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -121,5 +124,53 @@ TEST_CASE("compress rejects bad input with exit code 2 and a message naming the 
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(message));
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compress reads a .npy header of about 60 KB, and malformed shapes exit 2 with the byte offset") {
+  const auto dir = scratch();
+  // Legal in format 1.0 (up to 64 KiB); the regex parser it replaced overflowed the stack on it.
+  std::string big = npy({1.0f, 2.0f, 3.0f}, "(3,)");
+  big.insert(10 + big.substr(10).find('\n'), std::string(60000 - 64, ' '));
+  const std::size_t header = big.size() - 10 - 12;
+  big[8] = static_cast<char>(header & 0xFF), big[9] = static_cast<char>(header >> 8);
+  write_bytes(dir / "big.npy", big);
+  const CommandResult ok =
+      compress(R"(--compressor '{"kind": "none"}' --json --input )" + (dir / "big.npy").string());
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);
+  CHECK(nlohmann::json::parse(ok.output)["dimension"] == 3);
+  for (const std::string shape :
+       {"(99999999999999999999999,)", "(-3,)", "(a3b,)", "(4611686018427387905, 4)"}) {
+    INFO(shape);
+    write_bytes(dir / "bad.npy", npy({1.0f, 2.0f, 3.0f, 4.0f}, shape));
+    const CommandResult r =
+        compress(R"(--compressor '{"kind": "none"}' --input )" + (dir / "bad.npy").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains("bad.npy") && Catch::Contains("byte offset"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compress refuses devices as input instead of reading them until memory runs out") {
+  for (const std::string device : {"/dev/zero", "/dev/urandom"}) {
+    const CommandResult r = compress(R"(--compressor '{"kind": "none"}' --input )" + device);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(device + ": is a character device"));
+  }
+}
+
+TEST_CASE("compress refuses a FIFO as input or compressor file without blocking", "[fifo]") {
+  const auto dir = scratch();
+  const auto fifo = dir / "pipe";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  write_bytes(dir / "v.f32", raw({1.0f, 2.0f}));
+  const CommandResult input = compress(R"(--compressor '{"kind": "none"}' --input )" + fifo.string());
+  CHECK(input.exit_code == 2);
+  CHECK_THAT(input.output, Catch::Contains("pipe: is a FIFO"));
+  const CommandResult spec =
+      compress("--compressor " + fifo.string() + " --input " + (dir / "v.f32").string());
+  CHECK(spec.exit_code == 2);
+  CHECK_THAT(spec.output, Catch::Contains("pipe: is a FIFO"));
   std::filesystem::remove_all(dir);
 }

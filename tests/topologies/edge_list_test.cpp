@@ -1,6 +1,7 @@
 // The `edges` topology: an edge-list file, relative to the scenario's folder, with line-numbered errors.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
@@ -68,4 +69,22 @@ TEST_CASE("edges file errors name the file and line") {
              Catch::Contains("not connected"));
   CHECK_THAT(error_of(R"({"topology": {"kind": "edges", "path": "ok.txt", "nodes": 2}})", base),
              Catch::Contains("ok.txt:2:") && Catch::Contains("larger than 1"));
+}
+
+TEST_CASE("an edge list that is a FIFO is refused without blocking", "[fifo]") {
+  TempDir dir;
+  const auto fifo = dir.path / "pipe";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THAT(error_of(R"({"topology": {"kind": "edges", "path": "pipe"}})", dir.path.string()),
+             Catch::Contains("pipe: is a FIFO"));
+}
+
+TEST_CASE("an edge list that is a device or a directory is refused instead of read") {
+  TempDir dir;
+  CHECK_THAT(error_of(R"({"topology": {"kind": "edges", "path": "/dev/zero"}})", dir.path.string()),
+             Catch::Contains("/dev/zero: is a character device"));
+  CHECK_THAT(error_of(R"({"topology": {"kind": "edges", "path": "/dev/urandom"}})", dir.path.string()),
+             Catch::Contains("/dev/urandom: is a character device"));
+  CHECK_THAT(error_of(R"({"topology": {"kind": "edges", "path": "."}})", dir.path.string()),
+             Catch::Contains("is a directory"));
 }

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <string>
 
-namespace sgdsim::analysis {
+namespace sgdsim {
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& content);
 
-// Reads the whole content of a file; false when it cannot be read.
+// Reads the whole content of a regular file; false when it cannot be read (or is a FIFO, device, ...).
 bool read_file(const std::filesystem::path& file, std::string& content);
 
-}  // namespace sgdsim::analysis
+}  // namespace sgdsim

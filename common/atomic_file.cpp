@@ -1,14 +1,16 @@
-#include "analysis/atomic_file.hpp"
+#include "common/atomic_file.hpp"
 
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-namespace sgdsim::analysis {
+#include "common/error.hpp"
+#include "common/regular_file.hpp"
+
+namespace sgdsim {
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& content) {
   char host[256] = "host";
@@ -38,12 +40,12 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
 }
 
 bool read_file(const std::filesystem::path& file, std::string& content) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  content = text.str();
-  return true;
+  try {
+    content = read_regular_file(file.string(), max_text_file_bytes);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
 }
 
-}  // namespace sgdsim::analysis
+}  // namespace sgdsim

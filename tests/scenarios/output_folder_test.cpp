@@ -1,0 +1,168 @@
+// `sgdsim run -o DIR`: the output path is checked before anything is simulated, a finished folder replaces
+// the old one in one step (--force), temporary folders of dead runs are cleaned, and a regular file is never
+// replaced.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/output_folder.hpp"
+#include "common/error.hpp"
+#include "tests/support/runs.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scenario that simulates in well under a second.
+const char* const tiny_scenario =
+    R"({"seed": 1, "network": {"topology": {"kind": "ring", "nodes": 4}},
+        "data": {"dataset": "synthetic", "kind": "logistic", "samples": 200, "features": 5},
+        "model": {"kind": "logistic"}, "algorithm": {"kind": "dpsgd", "steps": 20, "lr": 0.1},
+        "eval": {"every": 10}})";
+
+struct Folder {
+  fs::path dir = temporary_folder("output");
+  fs::path scenario = dir / "s.json";
+  Folder() { std::ofstream(scenario) << tiny_scenario; }
+  ~Folder() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+  // Runs `sgdsim run s.json <arguments>` in `dir`.
+  CommandResult run(const std::string& arguments) const {
+    return run_command("cd '" + dir.string() + "' && '" + SGDSIM_BINARY + "' run -q s.json " + arguments);
+  }
+  std::vector<std::string> entries(const fs::path& folder) const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(folder))
+      names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
+
+std::string host() {
+  char name[256] = "host";
+  gethostname(name, sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("bad output paths exit 2 with a clear message, simulate nothing and leave nothing") {
+  Folder f;
+  std::ofstream(f.dir / "file") << "precious";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-o ''", "empty output folder name"},
+      {"-o .", "name the output folder itself"},
+      {"-o ..", "name the output folder itself"},
+      {"-o v/.", "name the output folder itself"},
+      {"-o v/..", "name the output folder itself"},
+      {"-o file", "file: exists and is not a folder"},
+      {"-o file --force", "refusing to replace it"},
+      {"-o file/sub", "file exists and is not a folder"},
+      {"-o file/sub/deeper", "file exists and is not a folder"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    INFO(arguments);
+    const CommandResult result = f.run(arguments);
+    INFO(result.output);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains("sgdsim: error:") && Catch::Contains(message));
+    CHECK(f.entries(f.dir) == std::vector<std::string>{"file", "s.json"});
+  }
+  CHECK(read_text(f.dir / "file") == "precious");
+}
+
+TEST_CASE("a trailing slash names the same folder; an existing folder needs --force") {
+  Folder f;
+  const CommandResult first = f.run("-o out/");
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK(f.entries(f.dir / "out") == std::vector<std::string>{"resolved.json", "summary.json", "trace.csv"});
+  const CommandResult again = f.run("-o out");
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.output, Catch::Contains("already exists (use --force"));
+  CHECK(f.entries(f.dir) == std::vector<std::string>{"out", "s.json"});
+}
+
+TEST_CASE("--force replaces an earlier run's folder completely and leaves no sibling behind") {
+  Folder f;
+  REQUIRE(f.run("-o out").exit_code == 0);
+  std::ofstream(f.dir / "out" / "stale-marker") << "from the old run";
+  struct stat before {};
+  REQUIRE(stat((f.dir / "out").c_str(), &before) == 0);
+  const CommandResult result = f.run("-o out --force");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK(f.entries(f.dir / "out") == std::vector<std::string>{"resolved.json", "summary.json", "trace.csv"});
+  CHECK(f.entries(f.dir) == std::vector<std::string>{"out", "s.json"});
+  struct stat after {};
+  REQUIRE(stat((f.dir / "out").c_str(), &after) == 0);
+  CHECK(after.st_ino != before.st_ino);  // a new folder took the name, not the old one rewritten
+}
+
+TEST_CASE("--force refuses a folder that is not an earlier run's output, and symbolic links") {
+  Folder f;
+  fs::create_directories(f.dir / "thesis");
+  std::ofstream(f.dir / "thesis" / "chapter1.tex") << "precious";
+  const CommandResult result = f.run("-o thesis --force");
+  CHECK(result.exit_code == 2);
+  CHECK_THAT(result.output, Catch::Contains("does not look like the output of an earlier run"));
+  CHECK(read_text(f.dir / "thesis" / "chapter1.tex") == "precious");
+  fs::create_directory_symlink("thesis", f.dir / "link");
+  const CommandResult link = f.run("-o link --force");
+  CHECK(link.exit_code == 2);
+  CHECK_THAT(link.output, Catch::Contains("symbolic link"));
+  // An empty folder (made by hand for the results) may be used.
+  fs::create_directories(f.dir / "empty");
+  CHECK(f.run("-o empty --force").exit_code == 0);
+  CHECK(fs::exists(f.dir / "empty" / "summary.json"));
+}
+
+TEST_CASE("temporary folders of dead runs on this host are removed; live or foreign ones are kept") {
+  Folder f;
+  const std::string prefix = "out.tmp-" + host() + "-";
+  // PIDs above the kernel's limit (at most 2^22) belong to no process.
+  fs::create_directories(f.dir / (prefix + "999999999") / "half");
+  fs::create_directories(f.dir / ("out.old-" + host() + "-999999998"));
+  fs::create_directories(f.dir / (prefix + std::to_string(getpid())));    // alive: this test
+  fs::create_directories(f.dir / "out.tmp-elsewhere.example-999999999");  // another host's: not ours to judge
+  const CommandResult result = f.run("-o out");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK(f.entries(f.dir) == std::vector<std::string>{"out", prefix + std::to_string(getpid()),
+                                                     "out.tmp-elsewhere.example-999999999", "s.json"});
+}
+
+TEST_CASE(
+    "a run that fails after the output folder was prepared leaves neither it nor its temporary sibling") {
+  Folder f;
+  // What run_to_directory does when simulating throws: the OutputFolder unwinds without publishing.
+  {
+    OutputFolder output((f.dir / "out").string(), false);
+    CHECK(fs::is_directory(output.temporary()));
+    CHECK(output.temporary().filename().string().rfind("out.tmp-" + host() + "-", 0) == 0);
+  }
+  CHECK(f.entries(f.dir) == std::vector<std::string>{"s.json"});
+}
+
+TEST_CASE("a scenario that is a FIFO is refused without blocking", "[fifo]") {
+  Folder f;
+  REQUIRE(mkfifo((f.dir / "pipe.json").c_str(), 0600) == 0);
+  for (const std::string command : {"run -q pipe.json -o out", "validate pipe.json", "topology pipe.json"}) {
+    INFO(command);
+    const CommandResult result =
+        run_command("cd '" + f.dir.string() + "' && '" + SGDSIM_BINARY + "' " + command);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains("pipe.json: is a FIFO"));
+  }
+  CHECK_FALSE(fs::exists(f.dir / "out"));
+}
