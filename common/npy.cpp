@@ -85,7 +85,7 @@ class HeaderParser {
     std::uint64_t value = 0;
     while (peek() >= '0' && peek() <= '9') {
       const std::uint64_t digit = static_cast<std::uint64_t>(peek() - '0');
-      if (value > (limit - digit) / 10) fail_at(start, "dimension larger than " + std::to_string(limit));
+      if (value > (limit - digit) / 10) fail_at(start, "dimension does not fit in 64 bits");
       value = value * 10 + digit;
       ++pos_;
     }
@@ -170,7 +170,7 @@ NpyLayout parse_npy(std::span<const std::uint8_t> bytes, const std::string& path
         for (;;) {
           p.skip_spaces();
           const std::size_t at = p.position();
-          const std::uint64_t extent = p.integer(std::numeric_limits<std::uint64_t>::max() / 10);
+          const std::uint64_t extent = p.integer(std::numeric_limits<std::uint64_t>::max());
           ++dimensions;
           zero = zero || extent == 0;
           if (extent > max_count || (extent > 0 && product > max_count / extent)) {

@@ -102,7 +102,7 @@ TEST_CASE("a point the real run rejects is recorded with its message while the o
   CHECK_THAT(record["stderr_tail"].get<std::string>(), Catch::Contains("algorithm.steps"));
 }
 
-TEST_CASE("completed real runs pass the resolved.json check on resume; a changed base fails it") {
+TEST_CASE("completed real runs pass the resolved.json check on resume, and a changed base fails it") {
   ScratchDir scratch("real-resume");
   write_text(scratch / "tiny.json", tiny_sweep);
   const fs::path out = scratch / "out";

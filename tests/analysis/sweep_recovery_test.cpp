@@ -101,7 +101,7 @@ TEST_CASE("runs made from an older base are refused from their resolved.json, ev
   fs::copy(scratch / "out/runs", scratch / "merged/runs", fs::copy_options::recursive);
   write_text(scratch / "s.json", sweep_text(5));  // the base changed since
 
-  for (const std::string mode : {"--index-only", ""}) {
+  for (const char* mode : {"--index-only", ""}) {
     INFO(mode);
     const auto result = run_sgdsim(sweep_args(scratch / "s.json", scratch / "merged", mode));
     INFO(result.output);

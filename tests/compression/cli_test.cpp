@@ -140,8 +140,7 @@ TEST_CASE("compress reads a .npy header of about 60 KB, and malformed shapes exi
   INFO(ok.output);
   REQUIRE(ok.exit_code == 0);
   CHECK(nlohmann::json::parse(ok.output)["dimension"] == 3);
-  for (const std::string shape :
-       {"(99999999999999999999999,)", "(-3,)", "(a3b,)", "(4611686018427387905, 4)"}) {
+  for (const char* shape : {"(99999999999999999999999,)", "(-3,)", "(a3b,)", "(4611686018427387905, 4)"}) {
     INFO(shape);
     write_bytes(dir / "bad.npy", npy({1.0f, 2.0f, 3.0f, 4.0f}, shape));
     const CommandResult r =
@@ -153,7 +152,7 @@ TEST_CASE("compress reads a .npy header of about 60 KB, and malformed shapes exi
 }
 
 TEST_CASE("compress refuses devices as input instead of reading them until memory runs out") {
-  for (const std::string device : {"/dev/zero", "/dev/urandom"}) {
+  for (const std::string& device : std::vector<std::string>{"/dev/zero", "/dev/urandom"}) {
     const CommandResult r = compress(R"(--compressor '{"kind": "none"}' --input )" + device);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(device + ": is a character device"));

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -81,7 +82,7 @@ TEST_CASE("bad output paths exit 2 with a clear message, simulate nothing and le
   CHECK(read_text(f.dir / "file") == "precious");
 }
 
-TEST_CASE("a trailing slash names the same folder; an existing folder needs --force") {
+TEST_CASE("a trailing slash names the same folder, and an existing folder needs --force") {
   Folder f;
   const CommandResult first = f.run("-o out/");
   INFO(first.output);
@@ -93,7 +94,7 @@ TEST_CASE("a trailing slash names the same folder; an existing folder needs --fo
   CHECK(f.entries(f.dir) == std::vector<std::string>{"out", "s.json"});
 }
 
-TEST_CASE("--force replaces an earlier run's folder completely and leaves no sibling behind") {
+TEST_CASE("replacing with --force swaps in the complete new folder and leaves no sibling behind") {
   Folder f;
   REQUIRE(f.run("-o out").exit_code == 0);
   std::ofstream(f.dir / "out" / "stale-marker") << "from the old run";
@@ -109,7 +110,8 @@ TEST_CASE("--force replaces an earlier run's folder completely and leaves no sib
   CHECK(after.st_ino != before.st_ino);  // a new folder took the name, not the old one rewritten
 }
 
-TEST_CASE("--force refuses a folder that is not an earlier run's output, and symbolic links") {
+TEST_CASE(
+    "with --force, a folder that is not an earlier run's output is refused, and so is a symbolic link") {
   Folder f;
   fs::create_directories(f.dir / "thesis");
   std::ofstream(f.dir / "thesis" / "chapter1.tex") << "precious";
@@ -127,7 +129,7 @@ TEST_CASE("--force refuses a folder that is not an earlier run's output, and sym
   CHECK(fs::exists(f.dir / "empty" / "summary.json"));
 }
 
-TEST_CASE("temporary folders of dead runs on this host are removed; live or foreign ones are kept") {
+TEST_CASE("temporary folders of dead runs on this host are removed, live or foreign ones are kept") {
   Folder f;
   const std::string prefix = "out.tmp-" + host() + "-";
   // PIDs above the kernel's limit (at most 2^22) belong to no process.
@@ -138,8 +140,10 @@ TEST_CASE("temporary folders of dead runs on this host are removed; live or fore
   const CommandResult result = f.run("-o out");
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
-  CHECK(f.entries(f.dir) == std::vector<std::string>{"out", prefix + std::to_string(getpid()),
-                                                     "out.tmp-elsewhere.example-999999999", "s.json"});
+  std::vector<std::string> expected = {"out", prefix + std::to_string(getpid()),
+                                       "out.tmp-elsewhere.example-999999999", "s.json"};
+  std::sort(expected.begin(), expected.end());
+  CHECK(f.entries(f.dir) == expected);
 }
 
 TEST_CASE(
@@ -157,7 +161,7 @@ TEST_CASE(
 TEST_CASE("a scenario that is a FIFO is refused without blocking", "[fifo]") {
   Folder f;
   REQUIRE(mkfifo((f.dir / "pipe.json").c_str(), 0600) == 0);
-  for (const std::string command : {"run -q pipe.json -o out", "validate pipe.json", "topology pipe.json"}) {
+  for (const char* command : {"run -q pipe.json -o out", "validate pipe.json", "topology pipe.json"}) {
     INFO(command);
     const CommandResult result =
         run_command("cd '" + f.dir.string() + "' && '" + SGDSIM_BINARY + "' " + command);
