@@ -17,6 +17,8 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/keys.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace sgdsim::analysis {
 namespace fs = std::filesystem;
@@ -128,7 +130,30 @@ bool run_complete(const SweepLayout& layout, const std::string& id) {
   return true;
 }
 
-std::optional<std::string> first_difference(const json& given, const json& resolved,
+// "$.a.b[2]" -> "a.b.2", the dotted form keys::find_key takes.
+std::string dotted(const std::string& path) {
+  std::string out;
+  for (char c : path.substr(std::min<std::size_t>(path.size(), 2))) {
+    if (c == '[')
+      out += '.';
+    else if (c != ']')
+      out += c;
+  }
+  return out;
+}
+
+// True when `given` is the shorthand of the family object `resolved` ("lr": 0.1 for {"schedule": "constant",
+// "value": 0.1, ...}; "partition": "iid" for {"kind": "iid"}), as the scenario's declarations define it.
+bool shorthand_of(const json& given, const json& resolved, const json& root, const std::string& path) {
+  const keys::Key* key = keys::find_key(scenarios::scenario_keys(), root, dotted(path));
+  if (!key || key->type != keys::Type::variant || !key->family->shorthand()) return false;
+  const keys::Shorthand& shorthand = *key->family->shorthand();
+  const json kind = resolved.value(key->family->discriminator(), json());
+  if (shorthand.key.empty()) return kind == given;
+  return kind == shorthand.kind && resolved.value(shorthand.key, json()) == given;
+}
+
+std::optional<std::string> first_difference(const json& given, const json& resolved, const json& root,
                                             const std::string& path) {
   if (given.is_object()) {
     if (!resolved.is_object()) return path;
@@ -137,22 +162,21 @@ std::optional<std::string> first_difference(const json& given, const json& resol
         continue;  // "<sweep name>/<id>": renaming a sweep changes nothing
       const std::string where = path + "." + it.key();
       if (!resolved.contains(it.key())) return where;
-      if (auto difference = first_difference(*it, resolved[it.key()], where)) return difference;
+      if (auto difference = first_difference(*it, resolved[it.key()], root, where)) return difference;
     }
     return std::nullopt;
   }
   if (given.is_array()) {
     if (!resolved.is_array() || resolved.size() != given.size()) return path;
     for (std::size_t i = 0; i < given.size(); ++i) {
-      if (auto difference = first_difference(given[i], resolved[i], path + "[" + std::to_string(i) + "]"))
+      if (auto difference =
+              first_difference(given[i], resolved[i], root, path + "[" + std::to_string(i) + "]"))
         return difference;
     }
     return std::nullopt;
   }
   if (given == resolved) return std::nullopt;
-  // A kind given by its name alone ("partition": "iid") resolves to an object with that kind.
-  if (given.is_string() && resolved.is_object() && resolved.value("kind", json()) == given)
-    return std::nullopt;
+  if (resolved.is_object() && shorthand_of(given, resolved, root, path)) return std::nullopt;
   return path;
 }
 
@@ -164,7 +188,7 @@ void check_runs_current(const Sweep& sweep, const SweepLayout& layout,
     std::string text;
     json resolved;
     if (read_file(layout.resolved(point.id), text)) resolved = json::parse(text, nullptr, false);
-    if (auto difference = first_difference(scenario, resolved, "$")) {
+    if (auto difference = first_difference(scenario, resolved, resolved, "$")) {
       throw InputError(
           layout.resolved(point.id).string() + ": " + *difference +
           ": this completed run was made from a different scenario than the sweep now gives (did "

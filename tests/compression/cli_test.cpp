@@ -111,7 +111,7 @@ TEST_CASE("compress rejects bad input with exit code 2 and a message naming the 
       {qsgd + (dir / "empty.f32").string(), "empty"},
       {qsgd + (dir / "nan.f32").string(), "not finite"},
       {qsgd + (dir / "f8.npy").string(), "dtype '<f8'"},
-      {qsgd + (dir / "short.npy").string(), "bytes of data"},
+      {qsgd + (dir / "short.npy").string(), "after the header"},
       {R"(--compressor '{"kind": "qsgd", "levls": 3}' --input )" + (dir / "v.f32").string(), "$.levls"},
       {R"(--compressor '{"kind": "topk", "k": 5}' --input )" + (dir / "v.f32").string(),
        "exceeds the dimension 3"},
