@@ -25,6 +25,7 @@ enum class Purpose : std::uint64_t {
   topology = 6,     // random graphs, heterogeneous links
   eval = 7,         // evaluation subsets
   user = 8,         // tools (sgdsim compress)
+  augment = 9,      // data augmentation (random crops and flips)
 };
 
 // xoshiro256** generator; satisfies UniformRandomBitGenerator.

@@ -36,7 +36,7 @@ EXTERNAL = {
 def parse_layers():
     text = open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8").read()
     layers = {}
-    for match in re.finditer(r"^sgdsim_layer\(([^)]*)\)", text, re.M):
+    for match in re.finditer(r"^\s*sgdsim_layer\(([^)]*)\)", text, re.M):
         words = match.group(1).split()
         name, folder = words[0], words[1]
         public, private, scope = set(), set(), None

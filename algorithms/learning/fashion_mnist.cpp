@@ -21,14 +21,14 @@ std::string locate(const std::string& dir, const std::string& name) {
   return gz.string();  // if it is missing too, the reader reports the expected name
 }
 
-Dataset load_split(const std::string& dir, const std::string& prefix) {
+Dataset load_split(const std::string& dir, const std::string& prefix, const std::string& name) {
   const std::string images_path = locate(dir, prefix + "-images-idx3-ubyte");
   const std::string labels_path = locate(dir, prefix + "-labels-idx1-ubyte");
   const IdxArray images = read_idx_file(images_path, 3);
   const IdxArray labels = read_idx_file(labels_path, 1);
   if (images.dims[1] != side || images.dims[2] != side) {
     throw InputError(images_path + ": bad dimensions " + std::to_string(images.dims[1]) + "x" +
-                     std::to_string(images.dims[2]) + ", Fashion-MNIST images are 28x28");
+                     std::to_string(images.dims[2]) + ", " + name + " images are 28x28");
   }
   if (images.dims[0] != labels.dims[0]) {
     throw InputError(labels_path + ": holds " + std::to_string(labels.dims[0]) + " labels but " +
@@ -37,6 +37,7 @@ Dataset load_split(const std::string& dir, const std::string& prefix) {
   const std::size_t n = images.dims[0];
   Dataset data;
   data.classes = classes;
+  data.image = ImageShape{1, side, side};
   data.labels.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (labels.values[i] >= classes) {
@@ -56,13 +57,22 @@ Dataset load_split(const std::string& dir, const std::string& prefix) {
   return data;
 }
 
+// MNIST and Fashion-MNIST share file names, format and sizes; only the messages differ.
+Problem load_idx_images(const std::string& dir, const std::string& name) {
+  Problem problem;
+  problem.train = load_split(dir, "train", name);
+  problem.test = load_split(dir, "t10k", name);
+  return problem;
+}
+
 }  // namespace
 
 Problem load_fashion_mnist(const std::string& dir) {
-  Problem problem;
-  problem.train = load_split(dir, "train");
-  problem.test = load_split(dir, "t10k");
-  return problem;
+  return load_idx_images(dir, "Fashion-MNIST");
+}
+
+Problem load_mnist(const std::string& dir) {
+  return load_idx_images(dir, "MNIST");
 }
 
 }  // namespace sgdsim::learning

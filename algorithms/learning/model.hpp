@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "algorithms/learning/dataset.hpp"
 #include "common/keys.hpp"
@@ -36,6 +37,37 @@ class Model {
                               std::span<const std::size_t> subset = {}) const = 0;
   // Floating-point operations for forward + backward of one sample.
   virtual double flops_per_sample() const = 0;
+
+  // The sizes of the parameter tensors (weight matrices, biases, convolution kernels, ...) in their order in
+  // the flat vector; they add up to dimension(). Per-tensor bucketing uses them so that no bucket spans two
+  // tensors. The default is one tensor: models that do not say otherwise are bucketed as one vector.
+  virtual std::vector<std::size_t> tensor_sizes() const { return {dimension()}; }
+
+  // Non-trainable state that training updates besides the parameters: BatchNorm's running means and
+  // variances. It is not part of the parameter vector (no gradient flows to it), so a protocol that wants
+  // per-node statistics holds one state vector per node and passes it to the *_with_state calls below.
+  // Models without such state keep the defaults: dimension 0, and the calls ignore the (empty) state.
+  virtual std::size_t state_dimension() const { return 0; }
+  virtual std::vector<std::size_t> state_tensor_sizes() const { return {}; }
+  // The state a fresh model starts with (BatchNorm: means 0, variances 1).
+  virtual void initialize_state(std::span<float> state) const { (void)state; }
+  // true: the state should be averaged with the neighbours like the parameters; false: each node keeps its
+  // own. The model's option; protocols read it.
+  virtual bool averages_state() const { return false; }
+  // loss_and_gradient that also updates `state` (state_dimension() values) in place.
+  virtual double loss_and_gradient_with_state(std::span<const float> params, std::span<float> state,
+                                              const Dataset& data, std::span<const std::size_t> batch,
+                                              std::span<float> gradient) const {
+    (void)state;
+    return loss_and_gradient(params, data, batch, gradient);
+  }
+  // evaluate with the given state (BatchNorm normalises with these running statistics).
+  virtual Evaluation evaluate_with_state(std::span<const float> params, std::span<const float> state,
+                                         const Dataset& data,
+                                         std::span<const std::size_t> subset = {}) const {
+    (void)state;
+    return evaluate(params, data, subset);
+  }
 };
 
 // The model kinds. Each registers itself from its own file with its keys and capabilities: "convex" (a unique

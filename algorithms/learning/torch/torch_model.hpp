@@ -1,0 +1,112 @@
+#pragma once
+// Deep networks through libtorch (PyTorch's C++ API) behind the flat-vector Model interface, so every
+// protocol and compressor works with them. This header is free of libtorch headers on purpose: they take tens
+// of seconds to compile, so only the files in this folder include them (library sgdsim_torch).
+//
+// The boundary: each call copies the flat parameter vector into the network's parameter tensors, runs
+// forward and backward in libtorch, and copies the parameter gradients back into the flat gradient. The
+// copies are linear in the parameter count and small against a convolutional network's gradient (see
+// docs/learning.md for the measured share).
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "algorithms/learning/model.hpp"
+
+namespace sgdsim::learning {
+
+// What happens to BatchNorm's running statistics (see Model::state_dimension and docs/learning.md).
+enum class BatchNormStats {
+  local,     // each node keeps its own statistics; they are never communicated
+  averaged,  // protocols average them with their neighbours like parameters (averages_state() is true)
+};
+
+struct TorchOptions {
+  // libtorch's intra-op threads (at::set_num_threads, process-wide). Results are bit-for-bit reproducible
+  // for a fixed count; a different count may change the rounding of reductions.
+  int threads = 1;
+  double l2 = 1e-4;  // (l2 / 2) ||theta||^2 over all parameters, as for the Eigen models
+  BatchNormStats batch_norm = BatchNormStats::local;
+};
+
+class TorchNetwork;  // the libtorch side (torch_model.cpp)
+
+class TorchModel final : public Model {
+ public:
+  TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions& options);
+  ~TorchModel() override;
+
+  std::size_t dimension() const override { return dimension_; }
+  // LeNet-5 and ResNet: He initialisation from `rng` (see docs); TorchScript: the values saved in the file.
+  void initialize(std::span<float> params, Rng& rng) const override;
+  // Training mode: BatchNorm normalises with the batch's statistics. The running statistics these calls
+  // update, and evaluate() uses, are the model object's own ("pooled" over every caller): protocols that
+  // hold per-node statistics use the *_with_state calls instead.
+  double loss_and_gradient(std::span<const float> params, const Dataset& data,
+                           std::span<const std::size_t> batch, std::span<float> gradient) const override;
+  Evaluation evaluate(std::span<const float> params, const Dataset& data,
+                      std::span<const std::size_t> subset = {}) const override;
+  double flops_per_sample() const override { return flops_per_sample_; }
+  std::vector<std::size_t> tensor_sizes() const override { return tensor_sizes_; }
+
+  std::size_t state_dimension() const override { return state_dimension_; }
+  std::vector<std::size_t> state_tensor_sizes() const override { return state_tensor_sizes_; }
+  void initialize_state(std::span<float> state) const override;
+  bool averages_state() const override { return options_.batch_norm == BatchNormStats::averaged; }
+  double loss_and_gradient_with_state(std::span<const float> params, std::span<float> state,
+                                      const Dataset& data, std::span<const std::size_t> batch,
+                                      std::span<float> gradient) const override;
+  Evaluation evaluate_with_state(std::span<const float> params, std::span<const float> state,
+                                 const Dataset& data,
+                                 std::span<const std::size_t> subset = {}) const override;
+
+  const ImageShape& input() const { return input_; }
+  int classes() const { return classes_; }
+
+  // The two halves of the flat-vector boundary, public so that the benchmark can time them on their own:
+  // copy `params` into the network's parameter tensors; copy the parameter gradients of the last backward
+  // pass into `gradient`.
+  void load_parameters(std::span<const float> params) const;
+  void store_gradient(std::span<float> gradient) const;
+
+ private:
+  void check(std::size_t params, const Dataset& data) const;
+
+  std::unique_ptr<TorchNetwork> network_;
+  TorchOptions options_;
+  ImageShape input_;
+  int classes_;
+  std::size_t dimension_ = 0;
+  std::size_t state_dimension_ = 0;
+  std::vector<std::size_t> tensor_sizes_;
+  std::vector<std::size_t> state_tensor_sizes_;
+  double flops_per_sample_ = 0;
+};
+
+// LeNet-5 (LeCun et al. 1998) in its common modern form: conv 6@5x5 (padding 2) - ReLU - max-pool 2 -
+// conv 16@5x5 - ReLU - max-pool 2 - fc 120 - ReLU - fc 84 - ReLU - fc classes. Any input of at least 12x12
+// pixels (28x28 gives the classic 16x5x5 feature map, 32x32 gives 16x6x6). InputError for smaller images or
+// fewer than 2 classes.
+std::unique_ptr<TorchModel> make_lenet5(const TorchOptions& options, const ImageShape& input, int classes);
+
+// CIFAR-style ResNet (He et al. 2016, section 4.2): conv 16@3x3 - BN - ReLU, three stages of n basic blocks
+// (two 3x3 convs with BN) with 16, 32, 64 channels, stride 2 at the start of stages 2 and 3, identity
+// shortcuts with zero-padded channels where the shape changes (option A: no extra parameters), global
+// average pooling, fc classes. depth = 6n + 2: 20, 32, 56 (0.27M, 0.46M, 0.85M parameters); InputError for
+// other depths.
+std::unique_ptr<TorchModel> make_resnet(int depth, const TorchOptions& options, const ImageShape& input,
+                                        int classes);
+
+// A user's TorchScript module (torch.jit.script(model).save(path)) whose forward maps a float batch
+// N x C x H x W to logits N x classes. Its parameters, in the module's order, form the flat vector; its
+// floating-point buffers (BatchNorm running statistics) form the state; initialize() returns the saved
+// values. sgdsim cannot count a scripted module's operations, so `flops_per_sample` (forward + backward of
+// one sample) must be given. InputError naming `path` when the file is missing or not a TorchScript module,
+// when it has no parameters, when forward fails on an input of the given shape, or when its output is not
+// N x classes.
+std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const TorchOptions& options,
+                                             const ImageShape& input, int classes, double flops_per_sample);
+
+}  // namespace sgdsim::learning

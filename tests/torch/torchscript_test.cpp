@@ -1,0 +1,90 @@
+// Bring-your-own TorchScript models: loading, training through the flat vector, and bad files.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "../learning/helpers.hpp"
+#include "algorithms/learning/torch/torch_model.hpp"
+#include "common/error.hpp"
+#include "script_fixture.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::learning;
+using sgdsim::learning::testing::TempDir;
+
+TEST_CASE("a TorchScript module trains through the flat vector") {
+  TempDir dir;
+  const std::string path = dir.file("mlp.pt");
+  testing::write_script_mlp(path, 6, 3);
+  const ImageShape shape{1, 6, 6};
+  const auto model = load_torchscript(path, TorchOptions{}, shape, 3, 1234.0);
+  CHECK(model->dimension() == 8 * 36 + 8 + 3 * 8 + 3);
+  CHECK(model->tensor_sizes() == std::vector<std::size_t>{8 * 36, 8, 3 * 8, 3});
+  CHECK(model->state_dimension() == 0);
+  CHECK(model->flops_per_sample() == 1234.0);
+  // initialize() gives the saved values whatever the stream.
+  std::vector<float> a(model->dimension()), b(model->dimension());
+  Rng r1(1), r2(2);
+  model->initialize(a, r1);
+  model->initialize(b, r2);
+  CHECK(a == b);
+  CHECK(a[0] != 0.0f);
+  CHECK(a.back() == 0.0f);  // b2 was saved as zeros
+  Dataset data = testing::random_dataset(16, 36, 3, 9);
+  data.image = shape;
+  std::vector<std::size_t> batch(16);
+  for (std::size_t i = 0; i < batch.size(); ++i) batch[i] = i;
+  std::vector<float> gradient(model->dimension());
+  const double loss = model->loss_and_gradient(a, data, batch, gradient);
+  CHECK(loss == Approx(model->evaluate(a, data).loss).epsilon(1e-5));
+  // Finite difference at the largest gradient coordinate of every tensor.
+  std::size_t start = 0;
+  for (std::size_t size : model->tensor_sizes()) {
+    std::size_t best = start;
+    for (std::size_t k = start; k < start + size; ++k)
+      if (std::abs(gradient[k]) > std::abs(gradient[best])) best = k;
+    std::vector<float> plus = a, minus = a, unused(a.size());
+    const float eps = 1e-3f;
+    plus[best] += eps;
+    minus[best] -= eps;
+    const double numeric = (model->loss_and_gradient(plus, data, batch, unused) -
+                            model->loss_and_gradient(minus, data, batch, unused)) /
+                           (2.0 * eps);
+    CHECK(numeric == Approx(gradient[best]).epsilon(0.02).margin(1e-3));
+    start += size;
+  }
+  // A few steps of SGD lower the loss.
+  for (int step = 0; step < 20; ++step) {
+    model->loss_and_gradient(a, data, batch, gradient);
+    for (std::size_t k = 0; k < a.size(); ++k) a[k] -= 0.5f * gradient[k];
+  }
+  CHECK(model->evaluate(a, data).loss < loss);
+}
+
+TEST_CASE("bad TorchScript files and mismatched shapes are errors naming the file") {
+  TempDir dir;
+  const std::string good = dir.file("mlp.pt");
+  testing::write_script_mlp(good, 6, 4);
+  const ImageShape shape{1, 6, 6};
+  CHECK_THROWS_WITH(load_torchscript(dir.file("missing.pt"), TorchOptions{}, shape, 4, 1.0),
+                    Catch::Contains("missing.pt") && Catch::Contains("no such file"));
+  const std::string corrupt = dir.file("corrupt.pt");
+  testing::write_plain(corrupt, "this is not a TorchScript archive");
+  CHECK_THROWS_WITH(load_torchscript(corrupt, TorchOptions{}, shape, 4, 1.0),
+                    Catch::Contains("corrupt.pt") && Catch::Contains("not a readable TorchScript module"));
+  CHECK_THROWS_WITH(
+      load_torchscript(good, TorchOptions{}, shape, 3, 1.0),
+      Catch::Contains("mlp.pt") && Catch::Contains("[2, 4]") && Catch::Contains("expected [2, 3]"));
+  CHECK_THROWS_WITH(
+      load_torchscript(good, TorchOptions{}, ImageShape{1, 5, 5}, 4, 1.0),
+      Catch::Contains("mlp.pt") && Catch::Contains("forward fails") && Catch::Contains("1x5x5"));
+  CHECK_THROWS_WITH(load_torchscript(good, TorchOptions{}, shape, 4, 0.0),
+                    Catch::Contains("mlp.pt") && Catch::Contains("flops_per_sample"));
+  CHECK_THROWS_WITH(load_torchscript(good, TorchOptions{}, ImageShape{}, 4, 1.0),
+                    Catch::Contains("image data"));
+  const std::string tuple = dir.file("tuple.pt");
+  testing::write_script_tuple(tuple);
+  CHECK_THROWS_WITH(load_torchscript(tuple, TorchOptions{}, shape, 4, 1.0),
+                    Catch::Contains("tuple.pt") && Catch::Contains("forward fails"));
+  CHECK_NOTHROW(load_torchscript(good, TorchOptions{}, shape, 4, 1.0));
+}
