@@ -7,8 +7,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/dotted_path.hpp"
 #include "common/error.hpp"
+#include "common/keys.hpp"
 #include "common/spec.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace sgdsim::analysis {
 namespace fs = std::filesystem;
@@ -60,20 +63,6 @@ std::string describe_set(const json& set) {
   for (auto it = set.begin(); it != set.end(); ++it)
     parts.push_back(last_segment(it.key()) + "=" + value_text(*it));
   return join(parts, ", ");
-}
-
-const json* find_dotted(const json& document, const std::string& path) {
-  const json* node = &document;
-  std::size_t start = 0;
-  while (node->is_object()) {
-    const auto dot = path.find('.', start);
-    auto it = node->find(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (it == node->end()) return nullptr;
-    if (dot == std::string::npos) return &*it;
-    node = &*it;
-    start = dot + 1;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -177,41 +166,16 @@ std::vector<SweepPoint> expand(const Sweep& sweep) {
   return points;
 }
 
-void set_dotted(json& document, const std::string& path, const json& value, const std::string& origin) {
-  json* node = &document;
-  std::string walked = "$";
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = path.find('.', start);
-    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!node->is_object()) {
-      throw InputError(origin + ": cannot set \"" + path + "\": " + walked + " in the base scenario is " +
-                       describe(*node) + ", not an object");
-    }
-    if (dot == std::string::npos) {
-      (*node)[key] = value;
-      return;
-    }
-    json& child = (*node)[key];
-    if (child.is_null()) child = json::object();
-    node = &child;
-    walked += "." + key;
-    start = dot + 1;
-  }
-}
-
-const std::vector<std::string>& scenario_path_keys() {
-  static const std::vector<std::string> keys = {"data.path", "data.test_path", "network.topology.path"};
-  return keys;
-}
-
 json point_scenario(const Sweep& sweep, const SweepPoint& point, const std::string& scenario_dir) {
   json scenario = sweep.base;
   // Sorted keys put "a" before "a.b", so an object is replaced before it is refined.
   for (auto it = point.overrides.begin(); it != point.overrides.end(); ++it) {
     set_dotted(scenario, it.key(), *it, sweep.file);
   }
-  for (const auto& key : scenario_path_keys()) {
+  // The keys declared as file paths, wherever the scenario's kinds put them (data.path,
+  // network.topology.path,
+  // ...): relative paths keep pointing at the same files from the points folder.
+  for (const auto& key : keys::file_paths(scenarios::scenario_keys(), scenario)) {
     const json* value = find_dotted(scenario, key);
     if (!value || !value->is_string() || value->get<std::string>().empty()) continue;
     const fs::path path = value->get<std::string>();

@@ -34,17 +34,10 @@ std::vector<SweepPoint> expand(const Sweep& sweep);
 
 // The scenario a point runs: the base with overrides applied (shorter paths first, so a whole object can be
 // replaced and then refined), the seed set, and the name "<sweep name>/<id>". `run` resolves relative file
-// paths against the scenario file's folder, so relative paths (see scenario_path_keys) are rewritten to be
+// paths against the scenario file's folder, so relative paths (keys declared keys::path) are rewritten to be
 // relative to `scenario_dir`, the folder the point file goes to: from the base file's folder for values of
 // the base, from the sweep file's folder for values the sweep sets.
 json point_scenario(const Sweep& sweep, const SweepPoint& point, const std::string& scenario_dir);
-
-// The scenario keys that hold file paths (data files, edge lists).
-const std::vector<std::string>& scenario_path_keys();
-
-// Sets `value` at a dotted path, creating objects as needed. Throws InputError (naming `origin`) when the
-// path runs through something that is not an object.
-void set_dotted(json& document, const std::string& path, const json& value, const std::string& origin);
 
 // The stable id of a point.
 std::string point_id(const std::string& label, const json& overrides, std::int64_t seed);

@@ -75,6 +75,11 @@ Key variants(std::string name, const Family& family, std::string help) {
 Key any(std::string name, std::string help) {
   return make(std::move(name), Type::any, std::move(help));
 }
+Key path(std::string name, std::string help) {
+  Key key = make(std::move(name), Type::string, std::move(help));
+  key.file_path = true;
+  return key;
+}
 
 const Key* Object::find(std::string_view key) const {
   return find_in(keys, key);
@@ -213,6 +218,51 @@ const Key* find_key(const Object& root, const json& document, std::string_view d
     }
   }
   return nullptr;
+}
+
+namespace {
+void collect_paths(const std::vector<const Key*>& declared, const json& node, const std::string& prefix,
+                   std::vector<std::string>& out) {
+  if (!node.is_object()) return;
+  for (const Key* key : declared) {
+    auto it = node.find(key->name);
+    if (it == node.end()) continue;
+    const std::string here = prefix.empty() ? key->name : prefix + "." + key->name;
+    if (key->file_path && it->is_string()) out.push_back(here);
+    std::vector<const Key*> inner;
+    switch (key->type) {
+      case Type::object:
+        for (const Key& k : key->object->keys) inner.push_back(&k);
+        collect_paths(inner, *it, here, out);
+        break;
+      case Type::variant:
+        collect_paths(keys_of(*key->family, *it), *it, here, out);
+        break;
+      case Type::objects:
+      case Type::variants:
+        if (!it->is_array()) break;
+        for (std::size_t i = 0; i < it->size(); ++i) {
+          inner.clear();
+          if (key->type == Type::objects)
+            for (const Key& k : key->object->keys) inner.push_back(&k);
+          else
+            inner = keys_of(*key->family, (*it)[i]);
+          collect_paths(inner, (*it)[i], here + "." + std::to_string(i), out);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+}  // namespace
+
+std::vector<std::string> file_paths(const Object& root, const json& document) {
+  std::vector<const Key*> declared;
+  for (const Key& key : root.keys) declared.push_back(&key);
+  std::vector<std::string> out;
+  collect_paths(declared, document, "", out);
+  return out;
 }
 
 }  // namespace sgdsim::keys

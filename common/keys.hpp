@@ -54,6 +54,7 @@ struct Key {
   const Family* family = nullptr;            // Type::variant, Type::variants
   // Type::variant(s): kinds allowed here need this capability (per position for arrays; empty = any kind).
   std::vector<std::string> capability;
+  bool file_path = false;  // Type::string naming a file, relative to the scenario's folder
 
   Key& fallback_to(nlohmann::json value) {
     fallback = std::move(value);
@@ -117,6 +118,9 @@ Key objects(std::string name, const Object& object, std::string help);
 Key variant(std::string name, const Family& family, std::string help);
 Key variants(std::string name, const Family& family, std::string help);
 Key any(std::string name, std::string help);
+// A string naming a file (relative paths resolve against the scenario's folder): tools that move scenarios
+// (sweeps) rewrite these.
+Key path(std::string name, std::string help);
 
 // A fixed set of keys (an object without a discriminator).
 struct Object {
@@ -209,5 +213,9 @@ std::vector<const Family*> families_under(const Object& root);
 // default kinds); nullptr when no such key is declared there. Tools use it to learn a key's type and unit
 // instead of knowing scenario internals.
 const Key* find_key(const Object& root, const nlohmann::json& document, std::string_view dotted);
+
+// The dotted paths of every value in `document` whose key is declared a file path (keys::path), following the
+// kinds the document chooses.
+std::vector<std::string> file_paths(const Object& root, const nlohmann::json& document);
 
 }  // namespace sgdsim::keys

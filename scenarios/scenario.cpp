@@ -10,11 +10,11 @@
 
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
-#include "common/output_folder.hpp"
+#include "common/dotted_path.hpp"
 #include "common/error.hpp"
+#include "common/output_folder.hpp"
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
-#include "scenarios/dotted_path.hpp"
 #include "scenarios/network.hpp"
 
 namespace sgdsim::scenarios {
@@ -201,7 +201,7 @@ nlohmann::json load_document(const std::string& file, const std::vector<std::str
   nlohmann::json document = parse_json_file(file);
   for (const std::string& text : overrides) {
     auto [path, value] = parse_assignment(text);
-    set_path(document, path, value, "--set " + text);
+    set_dotted(document, path, value, "--set " + text);
   }
   return document;
 }

@@ -24,7 +24,7 @@ Topology from_file(Spec& spec, std::uint64_t, const std::string& base_dir) {
 const bool registered = topologies().add(
     {"edges",
      "A graph from an edge-list file: one \"a b\" pair of 0-based node ids per line (# comments allowed).",
-     {keys::string("path", "The edge-list file (relative to the scenario's folder)."),
+     {keys::path("path", "The edge-list file (relative to the scenario's folder)."),
       keys::integer("nodes",
                     "Number of nodes (default: the largest id + 1); isolated nodes make the graph "
                     "disconnected.")

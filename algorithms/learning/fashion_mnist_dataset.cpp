@@ -28,7 +28,7 @@ const bool registered = datasets().add(
      "Fashion-MNIST (Xiao et al. 2017): 28×28 grey images of 10 classes of clothing, 60000 train and 10000 "
      "test, "
      "from the IDX files (gzip or not) in `path`.",
-     {keys::string("path", "Folder of the four IDX files.").fallback_to(default_fashion_mnist_dir),
+     {keys::path("path", "Folder of the four IDX files.").fallback_to(default_fashion_mnist_dir),
       keys::integer("samples", "Keep only the first n training samples (0: all).").fallback_to(0).at_least(0),
       keys::integer("test_samples", "Keep only the first n test samples (0: all).")
           .fallback_to(0)

@@ -39,8 +39,8 @@ const bool registered = datasets().add(
     {"libsvm",
      "A LIBSVM text file (\"label index:value ...\"): classification when the labels are few integers, "
      "regression otherwise.",
-     {keys::string("path", "The training file."),
-      keys::string("test_path", "The test file (without it, the training set is also the test set).")
+     {keys::path("path", "The training file."),
+      keys::path("test_path", "The test file (without it, the training set is also the test set).")
           .may_be_absent(),
       keys::integer("features", "The number of features (0: the largest index in the files).")
           .fallback_to(0)

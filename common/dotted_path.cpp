@@ -1,22 +1,46 @@
-#include "scenarios/dotted_path.hpp"
+#include "common/dotted_path.hpp"
 
 #include "common/error.hpp"
+#include "common/spec.hpp"
 
-namespace sgdsim::scenarios {
+namespace sgdsim {
 
-void set_path(nlohmann::json& document, const std::string& path, const nlohmann::json& value,
-              const std::string& origin) {
+nlohmann::json::json_pointer dotted_pointer(const std::string& path) {
+  std::string pointer;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t dot = std::min(path.find('.', start), path.size());
+    pointer += '/';
+    for (char c : path.substr(start, dot - start))
+      pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    start = dot + 1;
+  }
+  return nlohmann::json::json_pointer(pointer);
+}
+
+const nlohmann::json* find_dotted(const nlohmann::json& document, const std::string& path) {
+  try {
+    const auto pointer = dotted_pointer(path);
+    return document.contains(pointer) ? &document.at(pointer) : nullptr;
+  } catch (const nlohmann::json::exception&) {
+    return nullptr;  // e.g. a word where an array index belongs
+  }
+}
+
+void set_dotted(nlohmann::json& document, const std::string& path, const nlohmann::json& value,
+                const std::string& origin) {
   if (path.empty()) throw InputError(origin + ": empty path");
   nlohmann::json* node = &document;
-  std::size_t start = 0;
   std::string walked = "$";
+  std::size_t start = 0;
   while (true) {
     const std::size_t dot = path.find('.', start);
     const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (key.empty()) throw InputError(origin + ": \"" + path + "\" is not a valid dotted path");
     if (node->is_null()) *node = nlohmann::json::object();
     if (!node->is_object()) {
-      throw InputError(origin + ": cannot set \"" + path + "\": " + walked + " is not an object");
+      throw InputError(origin + ": cannot set \"" + path + "\": " + walked + " is " + describe(*node) +
+                       ", not an object");
     }
     walked += "." + key;
     if (dot == std::string::npos) {
@@ -40,4 +64,4 @@ std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text)
   return {path, value};
 }
 
-}  // namespace sgdsim::scenarios
+}  // namespace sgdsim
