@@ -175,7 +175,8 @@ NpyLayout parse_npy(std::span<const std::uint8_t> bytes, const std::string& path
           zero = zero || extent == 0;
           if (extent > max_count || (extent > 0 && product > max_count / extent)) {
             p.fail_at(at, "the shape describes more values than the " +
-                              std::to_string(bytes.size() - data_start) + " bytes after the header hold");
+                              std::to_string(bytes.size() - data_start) +
+                              " bytes of data after the header hold");
           }
           if (extent > 0) product *= extent;
           dimensions_above_one += extent > 1;
