@@ -7,6 +7,8 @@
 #include <set>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/keys.hpp"
@@ -81,9 +83,7 @@ std::vector<std::string> parameter_columns(const Sweep& sweep) {
 std::string point_id(const std::string& label, const json& overrides, std::int64_t seed) {
   // nlohmann::json keeps object keys sorted, so dump() is canonical for equal overrides.
   const json canonical = {{"seed", seed}, {"set", overrides}};
-  char hash[32];
-  std::snprintf(hash, sizeof hash, "%012llx",
-                static_cast<unsigned long long>(fnv1a(canonical.dump()) & 0xffffffffffffULL));
+  const std::string hash = fmt::format("{:012x}", fnv1a(canonical.dump()) & 0xffffffffffffULL);
   std::string readable = slug(label, 40);
   return (readable.empty() ? std::string("point") : readable) + "-s" + std::to_string(seed) + "-" + hash;
 }

@@ -15,6 +15,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/keys.hpp"
@@ -106,9 +108,7 @@ pid_t start_child(const std::vector<std::string>& arguments, const fs::path& log
 
 std::string clock_text(double seconds) {
   const long total = static_cast<long>(seconds);
-  char text[32];
-  std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
-  return text;
+  return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
 }
 
 }  // namespace
@@ -326,12 +326,10 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
     const bool exited = WIFEXITED(status);
     const int code = exited ? WEXITSTATUS(status) : -1;
     const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    char prefix[64];
-    std::snprintf(prefix, sizeof prefix, "sweep: [%*zu/%zu] ", static_cast<int>(std::to_string(total).size()),
-                  finished, total);
+    const std::string prefix =
+        fmt::format("sweep: [{:>{}}/{}] ", finished, std::to_string(total).size(), total);
     const std::string who = point.label.empty() ? point.id : point.label;
-    char timing[32];
-    std::snprintf(timing, sizeof timing, "%.1f s", seconds);
+    const std::string timing = fmt::format("{:.1f} s", seconds);
     if (run_complete(layout, point.id)) {
       ++tally.succeeded;
       std::error_code ignored;

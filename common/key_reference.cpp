@@ -37,9 +37,9 @@ std::string type_text(const Key& key) {
     case Type::objects:
       return "array of `" + key.object->name + "`";
     case Type::variant:
-      return "`" + key.family->name() + "`";
+      return "a `" + key.family->name() + "` kind";
     case Type::variants:
-      return "array of `" + key.family->name() + "`";
+      return "array of `" + key.family->name() + "` kinds";
     case Type::any:
       return "see text";
   }

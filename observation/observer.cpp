@@ -74,7 +74,6 @@ void Observer::complete(std::int64_t step, Pending& p) {
   last_compression_error_ = p.total.compression_error;
   write_trace_row(trace_, row);
   last_ = row;
-  rows_ += 1;
   if (options_.progress) {
     std::fprintf(stderr, "\rstep %lld/%lld  simulated %.4g s  bits %.4g  loss %.5g   ",
                  static_cast<long long>(step), static_cast<long long>(options_.steps), row.sim_time_s,

@@ -32,7 +32,6 @@ class Observer : public protocols::Probe {
   void observe(std::int64_t step, std::size_t node, std::span<const float> model,
                const protocols::NodeStats& stats) override;
 
-  std::int64_t rows() const { return rows_; }
   const TraceRow& last() const { return last_; }
   // The latest stats each node reported (its totals at the end of a completed run).
   const std::vector<protocols::NodeStats>& node_stats() const { return latest_; }
@@ -59,7 +58,6 @@ class Observer : public protocols::Probe {
   TraceRow last_;
   double last_compression_error_ = 0;
   std::uint64_t last_compressions_ = 0;
-  std::int64_t rows_ = 0;
 };
 
 }  // namespace sgdsim::observation

@@ -72,7 +72,9 @@ Dataset parse_cifar10(const std::vector<unsigned char>& bytes, const std::string
 }
 
 Dataset read_cifar10_file(const std::string& path) {
-  return parse_cifar10(read_file_bytes(path), path);
+  // A batch file holds 10000 records of 1 label byte and 3072 pixel bytes; nothing larger is read.
+  constexpr std::uint64_t batch_bytes = std::uint64_t{10000} * 3073;
+  return parse_cifar10(read_file_bytes(path, batch_bytes), path);
 }
 
 Problem load_cifar10(const std::string& dir) {

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "algorithms/learning/file_bytes.hpp"
 #include "common/error.hpp"
 
@@ -12,9 +14,7 @@ namespace {
 constexpr unsigned char unsigned_byte_type = 0x08;
 
 std::string hex32(std::uint32_t value) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", value);
-  return text;
+  return fmt::format("{:#010x}", value);
 }
 
 std::uint32_t big_endian32(const unsigned char* p) {

@@ -15,7 +15,9 @@
 #include <optional>
 #include <set>
 
+#include "algorithms/compression/compressor.hpp"
 #include "common/error.hpp"
+#include "common/keys.hpp"
 #include "common/spec.hpp"
 #include "tests/support/runs.hpp"
 
@@ -96,7 +98,7 @@ struct Case {
 
 std::vector<Case> representative_cases() {
   auto parse = [](const char* text) { return json::parse(text); };
-  return {
+  std::vector<Case> cases = {
       {"minimal", base()},
       {"root_keys", edit(base(), {{"/$schema", "../scenario.schema.json"},
                                   {"/name", "all-root-keys"},
@@ -178,12 +180,11 @@ std::vector<Case> representative_cases() {
                                                                      {"kind": "sign"}]})"),
                      parse(R"({"trigger": {"schedule": "poly", "c0": 2, "epsilon": 0.3}})"))}})},
       {"sparq_topk_nuqsgd_code",
-       edit(
-           base(),
-           {{"/algorithm",
-             gossip("sparq", parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3},
+       edit(base(), {{"/algorithm",
+                      gossip("sparq", parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3},
                                        {"kind": "nuqsgd", "table": "code", "bits": 2, "scale": "contractive"}]})"),
-                    parse(R"({"trigger": {"schedule": "step", "c0": 1, "increment": 0.5, "every": 4}})"))}})},
+                             parse(
+                                 R"({"trigger": {"schedule": "step", "c0": 1, "increment": 0.5, "every": 4}})"))}})},
       {"sparq_topk_none",
        edit(base(),
             {{"/algorithm", gossip("sparq", parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 3},
@@ -232,6 +233,16 @@ std::vector<Case> representative_cases() {
                                          "partition": {"kind": "dirichlet", "alpha": 1.0}})")},
                      {"/model", parse(R"({"kind": "softmax"})")}})},
   };
+  // Every example of every compressor kind as CHOCO's compressor (enough features for every example's k), so
+  // that a new compressor is covered by its own examples.
+  for (const sgdsim::keys::Kind* kind : sgdsim::compression::compressors().kinds()) {
+    for (std::size_t i = 0; i < kind->examples.size(); ++i) {
+      cases.push_back(
+          {"example_" + kind->name + "_" + std::to_string(i),
+           edit(base(), {{"/data/features", 20}, {"/algorithm", gossip("choco", kind->examples[i])}})});
+    }
+  }
+  return cases;
 }
 
 // The small files the cases refer to, beside the scenarios.
