@@ -363,20 +363,28 @@ Spec Spec::object(const std::string& key) {
   return Spec(*v, file_, (path_.empty() ? "$" : path_) + "." + key, child, *d.object);
 }
 
+json& Spec::resolved_array(const std::string& key, std::size_t size) {
+  // Filled before any element's Spec takes a reference into it, so the references stay valid.
+  json& out = (*resolved_)[key];
+  out = json::array();
+  for (std::size_t i = 0; i < size; ++i) out.push_back(json::object());
+  return out;
+}
+
+std::string Spec::element_path(const std::string& key, std::size_t index) const {
+  return (path_.empty() ? "$" : path_) + "." + key + "[" + std::to_string(index) + "]";
+}
+
 std::vector<Spec> Spec::objects(const std::string& key) {
   const keys::Key& d = declaration(key);
   if (d.type != keys::Type::objects) throw std::logic_error(where(key) + ": not declared as objects");
   const json* v = lookup(key);
   if (!v) return {};
   if (!v->is_array()) expected(key, "an array of objects");
-  json& out = (*resolved_)[key];
-  out = json::array();
-  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(json::object());
+  json& out = resolved_array(key, v->size());
   std::vector<Spec> specs;
-  for (std::size_t i = 0; i < v->size(); ++i) {
-    const std::string p = (path_.empty() ? "$" : path_) + "." + key + "[" + std::to_string(i) + "]";
-    specs.emplace_back((*v)[i], file_, p, out[i], *d.object);
-  }
+  for (std::size_t i = 0; i < v->size(); ++i)
+    specs.emplace_back((*v)[i], file_, element_path(key, i), out[i], *d.object);
   return specs;
 }
 
@@ -411,14 +419,11 @@ std::vector<Spec> Spec::variants(const std::string& key) {
                                : "an array of objects";
   if (!v || !v->is_array() || v->size() < d.min_items || (d.max_items > 0 && v->size() > d.max_items))
     expected(key, what);
-  json& out = (*resolved_)[key];
-  out = json::array();
-  for (std::size_t i = 0; i < v->size(); ++i) out.push_back(json::object());
+  json& out = resolved_array(key, v->size());
   std::vector<Spec> specs;
   for (std::size_t i = 0; i < v->size(); ++i) {
-    const std::string p = (path_.empty() ? "$" : path_) + "." + key + "[" + std::to_string(i) + "]";
     const std::string capability = i < d.capability.size() ? d.capability[i] : std::string();
-    specs.push_back(of_family((*v)[i], file_, p, out[i], *d.family, capability));
+    specs.push_back(of_family((*v)[i], file_, element_path(key, i), out[i], *d.family, capability));
   }
   return specs;
 }

@@ -87,6 +87,8 @@ class Spec {
   const json* lookup(const std::string& key);
   json fallback(const keys::Key& declared, const std::optional<json>& computed) const;
   void enter_family(const keys::Family& family, const std::string& capability);
+  json& resolved_array(const std::string& key, std::size_t size);
+  std::string element_path(const std::string& key, std::size_t index) const;
   double unit_value(const std::string& key, std::optional<double> (*parse)(const std::string&),
                     const std::string& what, bool zero_allowed);
 
