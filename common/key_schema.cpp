@@ -140,14 +140,19 @@ class Writer {
         s = key.choices.empty() ? json{{"type", "string"}} : json{{"enum", key.choices}};
         break;
       case Type::bandwidth:
-        s = unit_ref("bandwidth");
-        break;
       case Type::duration:
-        s = unit_ref("duration");
+      case Type::speed: {
+        const char* unit = key.type == Type::bandwidth  ? "bandwidth"
+                           : key.type == Type::duration ? "duration"
+                                                        : "speed";
+        // A plain number must lie in the key's range (strings are checked by the loader, after parsing).
+        json range = json::object();
+        if (key.min) range["minimum"] = *key.min;
+        if (key.max) range["maximum"] = *key.max;
+        if (key.type == Type::duration) range = {{"anyOf", {{{"const", 0}}, range}}};
+        s = {{"allOf", {unit_ref(unit), {{"if", {{"type", "number"}}}, {"then", range}}}}};
         break;
-      case Type::speed:
-        s = unit_ref("speed");
-        break;
+      }
       case Type::integers: {
         json item = {{"type", "integer"}};
         if (key.min) item["minimum"] = static_cast<std::int64_t>(*key.min);

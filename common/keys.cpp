@@ -38,14 +38,18 @@ Key choice(std::string name, std::vector<std::string> choices, std::string help)
   key.choices = std::move(choices);
   return key;
 }
+// Physical quantities are bounded to what SimGrid computes with: a subnormal bandwidth makes its solver
+// abort, a latency of 1e308 s never ends. The bounds are in base units and appear in the schema and the
+// reference.
 Key bandwidth(std::string name, std::string help) {
-  return make(std::move(name), Type::bandwidth, std::move(help)).in_unit("bit/s or byte/s");
+  return make(std::move(name), Type::bandwidth, std::move(help)).in_unit("byte/s").between(1e-3, 1e15);
 }
 Key duration(std::string name, std::string help) {
-  return make(std::move(name), Type::duration, std::move(help)).in_unit("s");
+  // Zero is allowed too (a link without latency).
+  return make(std::move(name), Type::duration, std::move(help)).in_unit("s").between(1e-12, 1e6);
 }
 Key speed(std::string name, std::string help) {
-  return make(std::move(name), Type::speed, std::move(help)).in_unit("flop/s");
+  return make(std::move(name), Type::speed, std::move(help)).in_unit("flop/s").between(1, 1e30);
 }
 Key integers(std::string name, std::string help) {
   return make(std::move(name), Type::integers, std::move(help));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -451,9 +453,59 @@ void Spec::finish() const {
   }
 }
 
+namespace {
+// Duplicate keys are an error (nlohmann would keep the last silently): a stack of the keys seen in each open
+// object, and the path to name.
+class DuplicateKeys {
+ public:
+  explicit DuplicateKeys(const std::string& origin) : origin_(origin) {}
+  bool operator()(int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        // An element of an array is named by "[]": the callback does not count elements.
+        path_.push_back(open_.empty() ? "$" : open_.back().array ? "[]" : "." + pending_);
+        open_.push_back({event == json::parse_event_t::array_start, {}});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        path_.pop_back();
+        open_.pop_back();
+        break;
+      case json::parse_event_t::key:
+        pending_ = parsed.get<std::string>();
+        if (!open_.back().keys.insert(pending_).second) {
+          std::string where;
+          for (const auto& part : path_) where += part;
+          throw InputError(origin_ + ": " + where + "." + pending_ + ": duplicate key \"" + pending_ +
+                           "\" (JSON would silently keep only the last)");
+        }
+        break;
+      case json::parse_event_t::value:
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Open {
+    bool array;
+    std::set<std::string> keys;
+  };
+  const std::string& origin_;
+  std::vector<Open> open_;
+  std::vector<std::string> path_;
+  std::string pending_;
+};
+}  // namespace
+
 json parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    DuplicateKeys duplicates(origin);
+    return json::parse(text, std::ref(duplicates), /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::out_of_range& e) {
+    // A number beyond double (1e400) or int64: nlohmann gives no position, so name the file.
+    throw InputError(origin + ": invalid JSON: a number is out of range (" + std::string(e.what()) + ")");
   } catch (const json::parse_error& e) {
     // Translate the byte offset into line and column for the user.
     std::size_t line = 1, column = 1;

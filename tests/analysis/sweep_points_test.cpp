@@ -7,6 +7,7 @@
 #include "analysis/sweep_point.hpp"
 #include "analysis/sweep_shard.hpp"
 #include "analysis/sweep_spec.hpp"
+#include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 
