@@ -65,6 +65,7 @@ std::string allowed_text(const Key& key) {
       text = std::string(key.min_open ? "(" : "[") + show(*key.min) + ", " + show(*key.max) +
              (key.max_open ? ")" : "]");
   }
+  if (key.type == Type::duration && key.min && *key.min > 0) text = "0 or " + text;
   if (key.max_items > 0 && key.min_items == key.max_items)
     text += (text.empty() ? "" : "; ") + std::to_string(key.min_items) + " items";
   else if (key.min_items > 1 || key.max_items > 0)
