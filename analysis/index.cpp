@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "common/atomic_file.hpp"
 #include "analysis/csv_table.hpp"
+#include "common/atomic_file.hpp"
 
 namespace sgdsim::analysis {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "common/atomic_file.hpp"
 #include "analysis/sweep_point.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::analysis {

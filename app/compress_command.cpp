@@ -110,7 +110,8 @@ void add_compress_command(CLI::App& root) {
     const bool inline_json = options->compressor.find_first_not_of(" \t\r\n") != std::string::npos &&
                              options->compressor[options->compressor.find_first_not_of(" \t\r\n")] == '{';
     const std::string origin = inline_json ? "--compressor" : options->compressor;
-    const json document = inline_json ? parse_json_text(options->compressor, origin) : parse_json_file(origin);
+    const json document =
+        inline_json ? parse_json_text(options->compressor, origin) : parse_json_file(origin);
     json resolved;
     Spec spec = Spec::of_family(document, origin, "$", resolved, compression::compressors());
     const auto compressor = compression::make_compressor(spec);

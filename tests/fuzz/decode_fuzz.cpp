@@ -1,7 +1,7 @@
-// libFuzzer target: every example of every registered compressor kind against arbitrary bytes, so a new kind is
-// fuzzed without being listed anywhere. Input: one byte choosing the example, two bytes choosing the dimension
-// (12 to 2059, at least every k of the examples), then the message. A clean decode or a DecodeError are the
-// only acceptable outcomes; the sanitizers catch everything else.
+// libFuzzer target: every example of every registered compressor kind against arbitrary bytes, so a new kind
+// is fuzzed without being listed anywhere. Input: one byte choosing the example, two bytes choosing the
+// dimension (12 to 2059, at least every k of the examples), then the message. A clean decode or a DecodeError
+// are the only acceptable outcomes; the sanitizers catch everything else.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,7 +16,8 @@ namespace {
 std::vector<std::unique_ptr<sgdsim::compression::Compressor>> examples() {
   std::vector<std::unique_ptr<sgdsim::compression::Compressor>> out;
   for (const sgdsim::keys::Kind* kind : sgdsim::compression::compressors().kinds())
-    for (const auto& example : kind->examples) out.push_back(sgdsim::compression::make_compressor(example.dump()));
+    for (const auto& example : kind->examples)
+      out.push_back(sgdsim::compression::make_compressor(example.dump()));
   return out;
 }
 }  // namespace

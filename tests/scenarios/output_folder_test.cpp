@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/output_folder.hpp"
 #include "common/error.hpp"
+#include "common/output_folder.hpp"
 #include "tests/support/runs.hpp"
 
 using namespace sgdsim;
