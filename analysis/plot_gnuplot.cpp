@@ -1,18 +1,16 @@
 #include "analysis/plot_gnuplot.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "common/atomic_file.hpp"
+#include "common/child_process.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::analysis {
@@ -136,32 +134,13 @@ void render_gnuplot(const PlotFiles& files) {
         files.script.filename().string() + "` in their folder");
   }
   const fs::path folder = files.script.parent_path().empty() ? fs::path(".") : files.script.parent_path();
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    close(pipe_fds[0]);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    if (chdir(folder.c_str()) != 0) _exit(126);
-    const std::string script = files.script.filename().string();
-    execl(gnuplot.c_str(), gnuplot.c_str(), script.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(pipe_fds[1]);
-  std::string messages;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) messages.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  process::Options options;
+  options.output = process::Output::capture;
+  options.directory = folder;
+  process::Child child = process::spawn({gnuplot, files.script.filename().string()}, options);
+  const process::Exit exit = process::wait(child);
+  const std::string& messages = exit.output;
+  const bool ok = exit.ok();
   std::error_code error;
   if (!ok || !fs::is_regular_file(files.image, error) || fs::file_size(files.image, error) == 0) {
     throw std::runtime_error("gnuplot failed on " + files.script.string() +

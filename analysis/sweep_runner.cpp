@@ -1,13 +1,11 @@
 #include "analysis/sweep_runner.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -18,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.hpp"
+#include "common/child_process.hpp"
 #include "common/error.hpp"
 #include "common/keys.hpp"
 #include "scenarios/scenario.hpp"
@@ -81,29 +80,12 @@ std::vector<std::string> candidate_ids(const std::string& name) {
 }
 
 pid_t start_child(const std::vector<std::string>& arguments, const fs::path& log) {
-  std::vector<char*> argv;
-  for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t parent = getpid();
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid > 0) return pid;
-  // Child: die with the sweep, so that a killed sweep leaves nothing running.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
-  const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (out >= 0) {
-    dup2(out, STDOUT_FILENO);
-    dup2(out, STDERR_FILENO);
-  }
-  if (in >= 0) dup2(in, STDIN_FILENO);
-  execvp(argv[0], argv.data());
-  const std::string message =
-      std::string("sweep: cannot start ") + argv[0] + ": " + std::strerror(errno) + "\n";
-  if (write(STDERR_FILENO, message.data(), message.size()) < 0) _exit(127);
-  _exit(127);
+  process::Options options;
+  options.output = process::Output::file;
+  options.log = log;
+  options.null_stdin = true;
+  options.die_with_parent = true;
+  return process::spawn(arguments, options).pid;
 }
 
 std::string clock_text(double seconds) {
@@ -323,9 +305,10 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
     running.erase(it);
     ++finished;
 
-    const bool exited = WIFEXITED(status);
-    const int code = exited ? WEXITSTATUS(status) : -1;
-    const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    const process::Exit exit = process::Exit::of(status);
+    const bool exited = !exit.signal;
+    const int code = exit.code;
+    const int signal = exit.signal;
     const std::string prefix =
         fmt::format("sweep: [{:>{}}/{}] ", finished, std::to_string(total).size(), total);
     const std::string who = point.label.empty() ? point.id : point.label;

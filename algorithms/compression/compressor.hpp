@@ -48,6 +48,19 @@ class Compressor {
     return decode(encode(values, rng), values.size());
   }
 
+  // Stateful kinds keep something per sender from one message to the next (e.g. low-rank PowerSGD's
+  // warm-started factor). make_state() gives one sender's fresh state (nullptr for stateless kinds), and
+  // encode_with() encodes with it, updating it. Decoding never depends on a state: receivers rebuild values
+  // from the bytes alone, so a message means the same to every holder.
+  class State {
+   public:
+    virtual ~State() = default;
+  };
+  virtual std::unique_ptr<State> make_state(std::size_t /*dimension*/) const { return nullptr; }
+  virtual void encode_with(std::span<const float> values, Rng& rng, State* /*state*/, Bytes& out) const {
+    encode_into(values, rng, out);
+  }
+
   // The hot-path forms: the caller owns the buffers and reuses them from message to message.
   // Appends the encoding of `values` to `out` (whatever `out` already holds is kept).
   virtual void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const = 0;

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/local_step.hpp"
-#include "algorithms/protocols/message_compressor.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {

@@ -2,10 +2,9 @@
 #include <memory>
 #include <vector>
 
-#include "algorithms/compression/compressor.hpp"
 #include "algorithms/protocols/collective.hpp"
+#include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/local_step.hpp"
-#include "algorithms/protocols/memory.hpp"
 #include "algorithms/protocols/protocol.hpp"
 
 namespace sgdsim::protocols {
@@ -21,17 +20,14 @@ class DataParallel : public Protocol {
  private:
   struct Node {
     std::vector<float> x, average, own;
-    Rng compression;
+    Bytes bytes;
     NodeStats stats;
   };
-  // Compresses this step's gradient (through the memory) into bytes; `own` receives the decoded vector.
-  protocols::Bytes compress(std::size_t i, Node& node, std::span<const float> gradient);
 
   const Environment& environment_;
   Schedule schedule_;
   LocalStep local_;
-  std::unique_ptr<compression::Compressor> compressor_;
-  std::unique_ptr<Memory> memory_;
+  Encoders encoders_;
   std::unique_ptr<Collective> collective_;
   std::vector<Node> nodes_;
 };

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "algorithms/protocols/local_step.hpp"
-#include "algorithms/protocols/message_compressor.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 
@@ -17,16 +16,15 @@ constexpr std::uint8_t silence_byte = 0;
 }  // namespace
 
 std::vector<keys::Key> Gossip::keys() {
-  return {
-      topology::weights_key(),
-      keys::number("consensus_step", "γ, the consensus step size.").between(0, 1),
-      keys::variant("compressor", compression::compressors(), "The compressor of the copy updates q."),
-      keys::boolean(
-          "verify_copies",
-          "Also keep every neighbour's copy explicitly and check at the end that all holders agree (a "
-          "test aid costing degree · d floats per node).")
-          .fallback_to(false),
-  };
+  std::vector<keys::Key> keys = {topology::weights_key(),
+                                 keys::number("consensus_step", "γ, the consensus step size.").between(0, 1)};
+  for (keys::Key& key : Encoders::keys("The compressor of the copy updates q."))
+    keys.push_back(std::move(key));
+  keys.push_back(keys::boolean("verify_copies",
+                               "Also keep every neighbour's copy explicitly and check at the end that all "
+                               "holders agree (a test aid costing degree · d floats per node).")
+                     .fallback_to(false));
+  return keys;
 }
 
 Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
@@ -35,8 +33,10 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
       gamma_(spec.number("consensus_step")),
       silence_(silence),
       dimension_(environment.model->dimension()),
-      difference_(dimension_) {
-  compressor_ = make_message_compressor(spec, "compressor", dimension_);
+      encoders_(spec, environment.topology->nodes, dimension_, environment.seed, environment.clock),
+      difference_(dimension_),
+      q_(dimension_),
+      outbox_(environment.topology->nodes) {
   const bool verify_copies = spec.boolean("verify_copies");
   const std::size_t n = environment.topology->nodes;
   nodes_.resize(n);
@@ -46,7 +46,6 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
     // x̂ starts at zero everywhere (as in CHOCO-SGD), so m starts at zero too.
     node.copy.assign(dimension_, 0.0f);
     node.mixed.assign(dimension_, 0.0f);
-    node.compression = Rng::stream(environment.seed, i, Purpose::compression);
   }
   if (verify_copies) {
     held_.resize(n);
@@ -72,30 +71,12 @@ void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float>
 void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port& port) {
   Node& node = nodes_[i];
   for (std::size_t c = 0; c < dimension_; ++c) difference_[c] = target[c] - node.copy[c];
-  compression::Bytes bytes;
-  std::vector<float> q;
-  {
-    WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
-    bytes = compressor_->encode(difference_, node.compression);
-    if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
-    // The sender updates its own copy from its own decoded bytes, exactly as every receiver will.
-    q = compressor_->decode(bytes, dimension_);
-  }
-  const double norm = squared_norm(difference_);
-  if (norm > 0) {
-    double error = 0;
-    for (std::size_t c = 0; c < dimension_; ++c) {
-      const double e = static_cast<double>(q[c]) - difference_[c];
-      error += e * e;
-    }
-    node.stats.compression_error += error / norm;
-    node.stats.compressions += 1;
-  }
-  apply(i, i, q);
-  const auto& neighbors = environment_.topology->neighbors[i];
-  for (std::size_t k = 0; k < neighbors.size(); ++k) {
-    port.send(neighbors[k], k + 1 < neighbors.size() ? bytes : std::move(bytes));
-  }
+  // The sender updates its own copy from its own decoded bytes, exactly as every receiver will.
+  Bytes& bytes = outbox_[i];
+  encoders_.encode(i, difference_, bytes, q_, node.stats);
+  if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
+  apply(i, i, q_);
+  for (std::size_t j : environment_.topology->neighbors[i]) port.send(j, bytes);
 }
 
 void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
@@ -111,12 +92,8 @@ void Gossip::gather(std::size_t i, protocols::Port& port) {
   for (std::size_t j : environment_.topology->neighbors[i]) {
     std::optional<protocols::Bytes> message = port.receive(j);
     if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
-    std::vector<float> q;
-    {
-      WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
-      q = compressor_->decode(*message, dimension_);
-    }
-    apply(i, j, q);
+    encoders_.decode(*message, q_);
+    apply(i, j, q_);
   }
   port.wait_sends();
 }

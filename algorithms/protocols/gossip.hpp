@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/protocol.hpp"
 
 namespace sgdsim::protocols {
@@ -21,11 +21,10 @@ class Gossip {
  public:
   struct Node {
     std::vector<float> x, copy, mixed;  // x_i, x̂_i, m_i
-    Rng compression;
     NodeStats stats;
   };
 
-  // Reads the keys compressed gossip shares: `weights`, `consensus_step` (γ), `compressor` and
+  // Reads the keys compressed gossip shares: `weights`, `consensus_step` (γ), `compressor`, `memory` and
   // `verify_copies` (also keep every neighbour's copy explicitly and check at verify() that all holders agree
   // and that m_i equals Σ w_ij x̂_j; a test aid costing degree·d floats per node).
   Gossip(Spec& spec, const Environment& environment, Silence silence);
@@ -51,11 +50,12 @@ class Gossip {
   const Environment& environment_;
   topology::Mixing mixing_;
   double gamma_;
-  std::unique_ptr<compression::Compressor> compressor_;
   Silence silence_;
   std::size_t dimension_;
+  Encoders encoders_;
   std::vector<Node> nodes_;
-  std::vector<float> difference_;  // shared scratch (see LocalStep)
+  std::vector<float> difference_, q_;  // shared scratch, used between Port calls only (see LocalStep)
+  std::vector<Bytes> outbox_;          // per node: its last message, which sends still read after yielding
   std::vector<std::vector<std::vector<float>>>
       held_;  // verify_copies: held_[i][k] = copy of neighbours[i][k]
 };

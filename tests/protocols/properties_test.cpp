@@ -103,6 +103,13 @@ TEST_CASE("choco preserves the average for any compressor, in both orders") {
                                   {"compressor", compressor}});
     }
   }
+  // A memory changes what is compressed, never that copies move by decoded messages only.
+  check_average_preservation({{"kind", "choco"},
+                              {"steps", 40},
+                              {"lr", 0.05},
+                              {"consensus_step", 0.3},
+                              {"memory", "error_feedback"},
+                              {"compressor", {{"kind", "topk"}, {"k", 2}}}});
 }
 
 TEST_CASE("sparq preserves the average for any trigger pattern and number of local steps") {
@@ -117,6 +124,13 @@ TEST_CASE("sparq preserves the average for any trigger pattern and number of loc
                                   {"compressor", {{"kind", "qsgd"}, {"levels", 2}, {"bucket", 3}}}});
     }
   }
+  check_average_preservation({{"kind", "sparq"},
+                              {"steps", 40},
+                              {"lr", 0.05},
+                              {"consensus_step", 0.4},
+                              {"trigger", {{"schedule", "constant"}, {"c0", 5.0}}},
+                              {"memory", "error_feedback"},
+                              {"compressor", {{"kind", "sign"}}}});
 }
 
 TEST_CASE("every holder of a public copy holds the same bytes-derived vector") {

@@ -1,13 +1,12 @@
 #pragma once
 // Running code in a forked child process, for tests that start a SimGrid engine (one engine per process).
 // The child's return string comes back through a pipe; a child that crashes or throws fails the test.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <functional>
-#include <stdexcept>
 #include <string>
+
+#include "common/child_process.hpp"
 
 namespace sgdsim::testing {
 
@@ -18,41 +17,32 @@ struct ChildResult {
 };
 
 inline ChildResult in_child(const std::function<std::string()>& body) {
-  int out[2];
-  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    close(out[0]);
-    std::string text;
-    int code = 0;
-    try {
-      text = "R" + body();
-    } catch (const std::exception& e) {
-      text = std::string("E") + e.what();
-      code = 3;
-    }
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(out[1], text.data() + done, text.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    close(out[1]);
-    std::fflush(nullptr);
-    _exit(code);
-  }
-  close(out[1]);
-  std::string text;
-  char buffer[65536];
-  ssize_t n;
-  while ((n = read(out[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  process::Options options;
+  options.output = process::Output::channel;
+  process::Child child = process::fork_call(
+      [&](int channel) {
+        std::string text = "R";
+        int code = 0;
+        try {
+          text += body();
+        } catch (const std::exception& e) {
+          text = "E";
+          text += e.what();
+          code = 3;
+        }
+        std::size_t done = 0;
+        while (done < text.size()) {
+          const ssize_t n = write(channel, text.data() + done, text.size() - done);
+          if (n <= 0) break;
+          done += static_cast<std::size_t>(n);
+        }
+        return code;
+      },
+      options);
+  const process::Exit exit = process::wait(child);
   ChildResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.exit_code = exit.code;
+  const std::string& text = exit.output;
   if (!text.empty() && text[0] == 'R') result.output = text.substr(1);
   if (!text.empty() && text[0] == 'E') result.error = text.substr(1);
   return result;
@@ -65,15 +55,11 @@ struct CommandResult {
 };
 
 inline CommandResult run_command(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  process::Options options;
+  options.output = process::Output::capture;
+  process::Child child = process::spawn({"/bin/sh", "-c", command}, options);
+  process::Exit exit = process::wait(child);
+  return {exit.code, std::move(exit.output)};
 }
 
 }  // namespace sgdsim::testing

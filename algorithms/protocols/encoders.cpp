@@ -1,0 +1,64 @@
+#include "algorithms/protocols/encoders.hpp"
+
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+
+std::unique_ptr<compression::Compressor> make_message_compressor(Spec& parent, const std::string& key,
+                                                                 std::size_t dimension) {
+  Spec given = parent.variant(key);
+  std::unique_ptr<compression::Compressor> compressor = compression::make_compressor(given);
+  // One trial encoding of a vector of the right length surfaces dimension errors now.
+  Rng rng(0);
+  compressor->encode(std::vector<float>(dimension, 1.0f), rng);
+  return compressor;
+}
+
+std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
+                                      std::optional<nlohmann::json> default_compressor) {
+  keys::Key compressor = keys::variant("compressor", compression::compressors(), compressor_help);
+  if (default_compressor) compressor.fallback_to(*default_compressor);
+  return {compressor,
+          keys::variant("memory", memories(), "What a node carries from one compressed message to the next.")
+              .fallback_to({{"kind", "none"}})};
+}
+
+Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock)
+    : compressor_(make_message_compressor(spec, "compressor", dimension)), nodes_(nodes), clock_(clock) {
+  Spec memory = spec.variant("memory");
+  memory_ = make_memory(memory, nodes, dimension);
+  for (std::size_t i = 0; i < nodes; ++i) {
+    nodes_[i].rng = Rng::stream(seed, i, Purpose::compression);
+    nodes_[i].state = compressor_->make_state(dimension);
+  }
+}
+
+void Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
+                      NodeStats& stats) {
+  Node& node = nodes_[i];
+  const std::span<const float> message = memory_->compensate(i, vector);
+  {
+    WallClock::Scope timer(clock_, WallClock::Part::compression);
+    bytes.clear();
+    compressor_->encode_with(message, node.rng, node.state.get(), bytes);
+    compressor_->decode_into(bytes, own);
+  }
+  double norm = 0, error = 0;
+  for (std::size_t c = 0; c < message.size(); ++c) {
+    const double e = static_cast<double>(own[c]) - message[c];
+    norm += static_cast<double>(message[c]) * message[c];
+    error += e * e;
+  }
+  if (norm > 0) {
+    stats.compression_error += error / norm;
+    stats.compressions += 1;
+  }
+  memory_->update(i, own);
+}
+
+void Encoders::decode(std::span<const std::uint8_t> bytes, std::span<float> out) const {
+  WallClock::Scope timer(clock_, WallClock::Part::compression);
+  compressor_->decode_into(bytes, out);
+}
+
+}  // namespace sgdsim::protocols

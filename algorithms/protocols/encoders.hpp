@@ -1,0 +1,65 @@
+#pragma once
+// How a protocol's nodes put vectors on the wire. The compressor (codec) is stateless and shared; each node
+// has its own memory (e.g. error feedback), its own compressor state (stateful kinds) and its own random
+// stream. Every protocol that compresses goes through here, so each of them takes every compressor kind and
+// every memory kind.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/memory.hpp"
+#include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/probe.hpp"
+#include "common/keys.hpp"
+#include "common/wall_clock.hpp"
+
+namespace sgdsim {
+class Spec;
+}
+
+namespace sgdsim::protocols {
+
+// Reads `parent[key]`, a key declared as a compressor variant, and checks it against the model's dimension at
+// once (e.g. top-k with k > d), so such a scenario fails validation instead of failing mid-run.
+std::unique_ptr<compression::Compressor> make_message_compressor(Spec& parent, const std::string& key,
+                                                                 std::size_t dimension);
+
+class Encoders {
+ public:
+  // The keys every compressing protocol declares: `compressor` (no default when `default_compressor` is
+  // empty) and `memory` (default none).
+  static std::vector<keys::Key> keys(const std::string& compressor_help,
+                                     std::optional<nlohmann::json> default_compressor = std::nullopt);
+
+  // Reads those keys from the protocol's Spec.
+  Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock);
+
+  // Node i encodes `vector` (plus what its memory carries) into `bytes` (replaced) and decodes them into
+  // `own` exactly as every receiver will; its memory learns what was sent and `stats` gains the relative
+  // compression error ||C(v) − v||² / ||v||².
+  void encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
+              NodeStats& stats);
+  // Decodes a received message into `out` (length d).
+  void decode(std::span<const std::uint8_t> bytes, std::span<float> out) const;
+
+  const compression::Compressor& compressor() const { return *compressor_; }
+  // Node i's compression stream, for collectives that encode again (e.g. a parameter server's reply).
+  Rng& stream(std::size_t i) { return nodes_[i].rng; }
+
+ private:
+  struct Node {
+    Rng rng;
+    std::unique_ptr<compression::Compressor::State> state;
+  };
+  std::unique_ptr<compression::Compressor> compressor_;
+  std::unique_ptr<Memory> memory_;
+  std::vector<Node> nodes_;
+  WallClock* clock_;
+};
+
+}  // namespace sgdsim::protocols

@@ -1,0 +1,129 @@
+// The per-node encoders every compressing protocol uses: memory per node, compressor state per node, and the
+// sender decoding its own bytes as receivers do.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "algorithms/protocols/encoders.hpp"
+#include "common/spec.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+// A stateful kind for this test only: each message carries how many messages its sender had sent before
+// (its state), then the values in fp32. Receivers need no state to decode it.
+class CountingCompressor final : public compression::Compressor {
+ public:
+  struct Count final : State {
+    std::uint32_t sent = 0;
+  };
+  std::unique_ptr<State> make_state(std::size_t) const override { return std::make_unique<Count>(); }
+  void encode_with(std::span<const float> values, Rng& rng, State* state,
+                   compression::Bytes& out) const override {
+    auto* count = dynamic_cast<Count*>(state);
+    REQUIRE(count != nullptr);
+    write(count->sent++, values, out);
+    (void)rng;
+  }
+  void encode_into(std::span<const float> values, Rng&, compression::Bytes& out) const override {
+    write(0, values, out);
+  }
+  void decode_from(std::span<const std::uint8_t> message, std::size_t start,
+                   std::span<float> out) const override {
+    REQUIRE(message.size() - start == 4 + 4 * out.size());
+    std::memcpy(out.data(), message.data() + start + 4, 4 * out.size());
+  }
+  static std::uint32_t count_of(const compression::Bytes& bytes) {
+    std::uint32_t count;
+    std::memcpy(&count, bytes.data(), 4);
+    return count;
+  }
+
+ private:
+  static void write(std::uint32_t count, std::span<const float> values, compression::Bytes& out) {
+    const std::size_t at = out.size();
+    out.resize(at + 4 + 4 * values.size());
+    std::memcpy(out.data() + at, &count, 4);
+    std::memcpy(out.data() + at + 4, values.data(), 4 * values.size());
+  }
+};
+
+const bool registered = compression::compressors().add(
+    {"test_counting", "Test only: a message counter, then fp32 values.", {}, {}},
+    [](Spec&) { return std::make_unique<CountingCompressor>(); });
+
+struct Built {
+  explicit Built(const json& protocol, std::size_t nodes, std::size_t d)
+      : value(protocol),
+        declared{"protocol", "", protocols::Encoders::keys("test")},
+        spec(value, "test.json", "$.algorithm", resolved, declared),
+        encoders(spec, nodes, d, 11, nullptr) {
+    spec.finish();
+  }
+  json value, resolved;
+  keys::Object declared;
+  Spec spec;
+  protocols::Encoders encoders;
+};
+
+}  // namespace
+
+TEST_CASE("a stateful compressor keeps one state per sender, carried from message to message") {
+  REQUIRE(registered);
+  Built built({{"compressor", {{"kind", "test_counting"}}}}, 3, 4);
+  const std::vector<float> v = {1, -2, 3, -4};
+  std::vector<float> own(4);
+  compression::Bytes bytes;
+  protocols::NodeStats stats;
+  // Node 1 sends three messages, node 0 one, node 2 none: each counts its own.
+  for (std::uint32_t expected : {0u, 1u, 2u}) {
+    built.encoders.encode(1, v, bytes, own, stats);
+    CHECK(CountingCompressor::count_of(bytes) == expected);
+    CHECK(own == v);
+  }
+  built.encoders.encode(0, v, bytes, own, stats);
+  CHECK(CountingCompressor::count_of(bytes) == 0);
+  // Receivers decode from the bytes alone.
+  std::vector<float> received(4);
+  built.encoders.decode(bytes, received);
+  CHECK(received == v);
+  CHECK(stats.compressions == 4);
+  CHECK(stats.compression_error == 0.0);
+}
+
+TEST_CASE("error feedback carries each node's own compression error into its next message") {
+  Built built({{"compressor", {{"kind", "topk"}, {"k", 1}}}, {"memory", "error_feedback"}}, 2, 4);
+  CHECK(built.resolved["memory"] == json{{"kind", "error_feedback"}});
+  const std::vector<float> v = {4, 3, 2, 1};
+  std::vector<float> own(4);
+  compression::Bytes bytes;
+  protocols::NodeStats stats;
+  // Node 0: e = 0; sends 4 at 0 (e = 0,3,2,1); then v + e = 4,6,4,2 sends 6 at 1 (e = 4,0,4,2); then
+  // 8,3,6,3 sends 8 at 0.
+  built.encoders.encode(0, v, bytes, own, stats);
+  CHECK(own == std::vector<float>{4, 0, 0, 0});
+  built.encoders.encode(0, v, bytes, own, stats);
+  CHECK(own == std::vector<float>{0, 6, 0, 0});
+  // Node 1 has its own memory, still empty.
+  built.encoders.encode(1, v, bytes, own, stats);
+  CHECK(own == std::vector<float>{4, 0, 0, 0});
+  built.encoders.encode(0, v, bytes, own, stats);
+  CHECK(own == std::vector<float>{8, 0, 0, 0});
+}
+
+TEST_CASE("without a memory each vector is compressed as it is") {
+  Built built({{"compressor", {{"kind", "topk"}, {"k", 1}}}}, 1, 4);
+  CHECK(built.resolved["memory"] == json{{"kind", "none"}});
+  const std::vector<float> v = {4, 3, 2, 1};
+  std::vector<float> own(4);
+  compression::Bytes bytes;
+  protocols::NodeStats stats;
+  for (int round = 0; round < 3; ++round) {
+    built.encoders.encode(0, v, bytes, own, stats);
+    CHECK(own == std::vector<float>{4, 0, 0, 0});
+  }
+  // ||C(v) − v||² / ||v||² = (9 + 4 + 1) / 30 per message.
+  CHECK(stats.compression_error == Approx(3 * 14.0 / 30.0));
+}
