@@ -86,7 +86,19 @@ void SimPort::wait_sends() {
 }
 
 void SimPort::compute(double flops) {
-  if (flops > 0) s4u::this_actor::execute(flops);
+  if (flops <= 0) return;
+  const double start = s4u::Engine::get_clock();
+  s4u::this_actor::execute(flops);
+  counters_.work_s[static_cast<std::size_t>(protocols::Work::gradient)] += s4u::Engine::get_clock() - start;
+}
+
+void SimPort::spend(protocols::Work work, double seconds) {
+  if (seconds <= 0) return;
+  // As flops at the host's nominal (peak) speed, so that a host slowed over time takes longer.
+  const s4u::Host* host = s4u::this_actor::get_host();
+  const double start = s4u::Engine::get_clock();
+  s4u::this_actor::execute(seconds * host->get_pstate_speed(host->get_pstate()));
+  counters_.work_s[static_cast<std::size_t>(work)] += s4u::Engine::get_clock() - start;
 }
 
 double SimPort::now() const {

@@ -69,6 +69,7 @@ class SimPort final : public Port {
   std::optional<Bytes> receive(std::size_t from) override;
   void wait_sends() override;
   void compute(double flops) override;
+  void spend(protocols::Work work, double seconds) override;
   double now() const override;
   const Counters& counters() const override { return counters_; }
   const Waiting& waiting() const { return waiting_; }

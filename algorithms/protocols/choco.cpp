@@ -21,12 +21,17 @@ void Choco::run(std::size_t i, protocols::Port& port) {
       std::span<const float> g = local_.gradient(i, node.x, batches, port);
       gossip_.consensus(i);
       axpy(node.x, -eta, g);
+      port.spend(Work::mixing, gossip_.consensus_s());
     } else {
       axpy(node.x, -eta, local_.gradient(i, node.x, batches, port));
     }
+    port.spend(Work::update, local_.update_s());
     gossip_.fire(i, node.x, port);
     gossip_.gather(i, port);
-    if (!consensus_first_) gossip_.consensus(i);
+    if (!consensus_first_) {
+      gossip_.consensus(i);
+      port.spend(Work::mixing, gossip_.consensus_s());
+    }
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }

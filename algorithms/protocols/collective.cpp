@@ -17,6 +17,11 @@ void decode(const compression::Compressor& compressor, const protocols::Bytes& b
   compressor.decode_into(bytes, out);
 }
 
+// Simulated seconds of vector arithmetic touching `floats_per_coordinate` · d floats.
+double mixing_s(const CollectiveSetup& setup, double floats_per_coordinate) {
+  return setup.costs->vector_s(Work::mixing, floats_per_coordinate * static_cast<double>(setup.dimension));
+}
+
 // Receives every other node's message and leaves the mean of all n decoded vectors in `sum`. Node order, not
 // arrival order, so that every node that averages computes the same floats.
 void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::span<const float> own,
@@ -31,9 +36,13 @@ void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::spa
     if (!message) throw std::logic_error("data-parallel received silence");
     decode(*setup.compressor, *message, decoded, setup.clock);
     axpy(sum, 1.0f, decoded);
+    // `decoded` is shared scratch: charge only once it is consumed.
+    port.spend(Work::decode, setup.decode_s);
+    port.spend(Work::mixing, mixing_s(setup, 3));
   }
   const float scale = 1.0f / static_cast<float>(setup.nodes);
   for (float& v : sum) v *= scale;
+  port.spend(Work::mixing, mixing_s(setup, 1 + 3 + 2));  // zeroing, the own vector, scaling
 }
 
 // Every worker sends its message to every other over the routed network (multi-hop, contended) and averages
@@ -62,7 +71,7 @@ class ParameterServer final : public Collective {
     server_ = static_cast<std::size_t>(spec.integer("server"));
     if (server_ >= setup.nodes)
       spec.expected("server", "an integer in [0, " + std::to_string(setup.nodes - 1) + "] (a node id)");
-    compressor_ = make_message_compressor(spec, "compressor", setup.dimension);
+    reply_ = make_message_compressor(spec, "compressor", setup.dimension, *setup.costs);
   }
 
   void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
@@ -72,26 +81,29 @@ class ParameterServer final : public Collective {
       port.wait_sends();
       const std::optional<protocols::Bytes> reply = port.receive(server_);
       if (!reply) throw std::logic_error("data-parallel received silence");
-      decode(*compressor_, *reply, average, setup_.clock);
+      decode(*reply_.compressor, *reply, average, setup_.clock);
+      port.spend(Work::decode, reply_.decode_s);
       return;
     }
     average_in_node_order(setup_, i, own, decoded_, average, port);
     protocols::Bytes reply;
     {
       WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
-      reply = compressor_->encode(average, rng);
+      reply = reply_.compressor->encode(average, rng);
     }
+    // The server applies what the workers will decode, so that all models stay identical (a by-product of
+    // encoding in a deployment: not charged).
+    decode(*reply_.compressor, reply, average, setup_.clock);
+    port.spend(Work::encode, reply_.encode_s);
     for (std::size_t j = 0; j < setup_.nodes; ++j)
       if (j != i) port.send(j, reply);
-    // The server applies what the workers will decode, so that all models stay identical.
-    decode(*compressor_, reply, average, setup_.clock);
     port.wait_sends();
   }
 
  private:
   CollectiveSetup setup_;
   std::size_t server_ = 0;
-  std::unique_ptr<compression::Compressor> compressor_;
+  MessageCompressor reply_;
   std::vector<float> decoded_;
 };
 

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/port.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
@@ -21,6 +22,8 @@ struct CollectiveSetup {
   std::size_t nodes = 0;
   std::size_t dimension = 0;
   const compression::Compressor* compressor = nullptr;  // the workers' messages
+  double decode_s = 0;                                  // simulated seconds to decode one of them
+  const Costs* costs = nullptr;                         // for the collective's own arithmetic and codecs
   WallClock* clock = nullptr;                           // may be null
 };
 

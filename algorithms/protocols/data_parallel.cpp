@@ -8,12 +8,14 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
       local_(environment),
-      encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock),
+      encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
+                environment.costs),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   Spec collective = spec.variant("collective");
-  collective_ = make_collective(collective, {n, d, &encoders_.compressor(), environment.clock});
+  collective_ = make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(),
+                                             &environment.costs, environment.clock});
   for (Node& node : nodes_) {
     node.x = initial_model(environment);
     node.average.assign(d, 0.0f);
@@ -27,8 +29,10 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
+    port.spend(Work::encode, encoders_.encode_s());
     collective_->average(i, node.bytes, node.own, encoders_.stream(i), node.average, port);
     axpy(node.x, static_cast<float>(-schedule_.at(t)), node.average);
+    port.spend(Work::update, local_.update_s());
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }

@@ -14,6 +14,11 @@ Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
       nodes_(environment.topology->nodes) {
   encoding_ = compression::make_compressor(R"({"kind": "none"})", spec.where() + " (fp32 messages)");
   const std::size_t d = local_.dimension();
+  const Costs& costs = environment.costs;
+  encode_s_ = costs.encode_s("none", d, spec.where() + " (fp32 messages)");
+  decode_s_ = costs.decode_s("none", d, spec.where() + " (fp32 messages)");
+  neighbor_mixing_s_ = costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d));
+  self_mixing_s_ = costs.vector_s(Work::mixing, 2.0 * static_cast<double>(d));
   for (auto& node : nodes_) {
     node.x = initial_model(environment);
     node.mixed.assign(d, 0.0f);
@@ -29,15 +34,20 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     const double eta = schedule_.at(t);
     axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
+    port.spend(Work::update, local_.update_s());
     protocols::Bytes bytes = encoding_->encode(node.x, unused);
+    port.spend(Work::encode, encode_s_);
     for (std::size_t j : neighbors) port.send(j, bytes);
     const auto self = static_cast<float>(mixing_.self[i]);
     for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
+    port.spend(Work::mixing, self_mixing_s_);
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
       const std::optional<protocols::Bytes> message = port.receive(neighbors[k]);
       if (!message) throw std::logic_error("D-PSGD received silence");
       axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]),
            encoding_->decode(*message, node.x.size()));
+      port.spend(Work::decode, decode_s_);
+      port.spend(Work::mixing, neighbor_mixing_s_);
     }
     port.wait_sends();
     node.x.swap(node.mixed);

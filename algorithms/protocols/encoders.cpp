@@ -4,14 +4,16 @@
 
 namespace sgdsim::protocols {
 
-std::unique_ptr<compression::Compressor> make_message_compressor(Spec& parent, const std::string& key,
-                                                                 std::size_t dimension) {
+MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
+                                          const Costs& costs) {
   Spec given = parent.variant(key);
-  std::unique_ptr<compression::Compressor> compressor = compression::make_compressor(given);
+  MessageCompressor made{compression::make_compressor(given)};
   // One trial encoding of a vector of the right length surfaces dimension errors now.
   Rng rng(0);
-  compressor->encode(std::vector<float>(dimension, 1.0f), rng);
-  return compressor;
+  made.compressor->encode(std::vector<float>(dimension, 1.0f), rng);
+  made.encode_s = costs.encode_s(given.kind_name(), dimension, given.where());
+  made.decode_s = costs.decode_s(given.kind_name(), dimension, given.where());
+  return made;
 }
 
 std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
@@ -23,10 +25,16 @@ std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
               .fallback_to({{"kind", "none"}})};
 }
 
-Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock)
-    : compressor_(make_message_compressor(spec, "compressor", dimension)), nodes_(nodes), clock_(clock) {
+Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
+                   const Costs& costs)
+    : nodes_(nodes), clock_(clock) {
+  MessageCompressor made = make_message_compressor(spec, "compressor", dimension, costs);
+  compressor_ = std::move(made.compressor);
+  encode_s_ = made.encode_s;
+  decode_s_ = made.decode_s;
   Spec memory = spec.variant("memory");
   memory_ = make_memory(memory, nodes, dimension);
+  encode_s_ += costs.vector_s(Work::encode, memory_->floats_touched(dimension));
   for (std::size_t i = 0; i < nodes; ++i) {
     nodes_[i].rng = Rng::stream(seed, i, Purpose::compression);
     nodes_[i].state = compressor_->make_state(dimension);

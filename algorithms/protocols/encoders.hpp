@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/memory.hpp"
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/probe.hpp"
@@ -24,10 +25,16 @@ class Spec;
 
 namespace sgdsim::protocols {
 
+// A compressor of d-vectors with the simulated cost of one encode and one decode (0 when not charged).
+struct MessageCompressor {
+  std::unique_ptr<compression::Compressor> compressor;
+  double encode_s = 0, decode_s = 0;
+};
+
 // Reads `parent[key]`, a key declared as a compressor variant, and checks it against the model's dimension at
 // once (e.g. top-k with k > d), so such a scenario fails validation instead of failing mid-run.
-std::unique_ptr<compression::Compressor> make_message_compressor(Spec& parent, const std::string& key,
-                                                                 std::size_t dimension);
+MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
+                                          const Costs& costs);
 
 class Encoders {
  public:
@@ -37,7 +44,8 @@ class Encoders {
                                      std::optional<nlohmann::json> default_compressor = std::nullopt);
 
   // Reads those keys from the protocol's Spec.
-  Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock);
+  Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
+           const Costs& costs);
 
   // Node i encodes `vector` (plus what its memory carries) into `bytes` (replaced) and decodes them into
   // `own` exactly as every receiver will; its memory learns what was sent and `stats` gains the relative
@@ -48,6 +56,11 @@ class Encoders {
   void decode(std::span<const std::uint8_t> bytes, std::span<float> out) const;
 
   const compression::Compressor& compressor() const { return *compressor_; }
+  // Simulated seconds of one encode (with the memory's arithmetic) or decode of a d-vector (0 when not
+  // charged). The sender's own decoding is free: a deployment has the decoded vector as a by-product of
+  // encoding.
+  double encode_s() const { return encode_s_; }
+  double decode_s() const { return decode_s_; }
   // Node i's compression stream, for collectives that encode again (e.g. a parameter server's reply).
   Rng& stream(std::size_t i) { return nodes_[i].rng; }
 
@@ -60,6 +73,7 @@ class Encoders {
   std::unique_ptr<Memory> memory_;
   std::vector<Node> nodes_;
   WallClock* clock_;
+  double encode_s_ = 0, decode_s_ = 0;
 };
 
 }  // namespace sgdsim::protocols

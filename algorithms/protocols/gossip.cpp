@@ -33,9 +33,11 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
       gamma_(spec.number("consensus_step")),
       silence_(silence),
       dimension_(environment.model->dimension()),
-      encoders_(spec, environment.topology->nodes, dimension_, environment.seed, environment.clock),
+      encoders_(spec, environment.topology->nodes, dimension_, environment.seed, environment.clock,
+                environment.costs),
       difference_(dimension_),
       q_(dimension_),
+      consensus_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(dimension_))),
       outbox_(environment.topology->nodes) {
   const bool verify_copies = spec.boolean("verify_copies");
   const std::size_t n = environment.topology->nodes;
@@ -76,6 +78,9 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   encoders_.encode(i, difference_, bytes, q_, node.stats);
   if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
   apply(i, i, q_);
+  // The difference (3 d) and the own copy and m updates (6 d), then the encoding: all before the first send.
+  port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 9.0 * static_cast<double>(dimension_)));
+  port.spend(Work::encode, encoders_.encode_s());
   for (std::size_t j : environment_.topology->neighbors[i]) port.send(j, bytes);
 }
 
@@ -94,6 +99,9 @@ void Gossip::gather(std::size_t i, protocols::Port& port) {
     if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
     encoders_.decode(*message, q_);
     apply(i, j, q_);
+    port.spend(Work::decode, encoders_.decode_s());
+    port.spend(Work::mixing,
+               environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(dimension_)));
   }
   port.wait_sends();
 }

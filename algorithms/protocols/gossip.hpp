@@ -38,8 +38,10 @@ class Gossip {
   void stay_silent(std::size_t i, protocols::Port& port);
   // Receives one message (or silence) from every neighbour and applies it to m_i; then awaits own sends.
   void gather(std::size_t i, protocols::Port& port);
-  // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i).
+  // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i). Free: the caller charges consensus_s() where no
+  // shared scratch is live.
   void consensus(std::size_t i);
+  double consensus_s() const { return consensus_s_; }
   // Copy consistency check (when enabled). Throws std::logic_error on any disagreement.
   void verify() const;
   std::size_t dimension() const { return dimension_; }
@@ -55,7 +57,8 @@ class Gossip {
   Encoders encoders_;
   std::vector<Node> nodes_;
   std::vector<float> difference_, q_;  // shared scratch, used between Port calls only (see LocalStep)
-  std::vector<Bytes> outbox_;          // per node: its last message, which sends still read after yielding
+  double consensus_s_ = 0;
+  std::vector<Bytes> outbox_;  // per node: its last message, which sends still read after yielding
   std::vector<std::vector<std::vector<float>>>
       held_;  // verify_copies: held_[i][k] = copy of neighbours[i][k]
 };

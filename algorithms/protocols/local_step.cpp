@@ -14,7 +14,10 @@ Schedule::Schedule(Spec& spec) : steps(spec.integer("steps")) {
 LocalStep::LocalStep(const Environment& environment)
     : environment_(environment),
       dimension_(environment.model->dimension()),
-      flops_(environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)),
+      flops_(environment.costs.charges(Work::gradient)
+                 ? environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)
+                 : 0),
+      update_s_(environment.costs.vector_s(Work::update, 3.0 * static_cast<double>(dimension_))),
       batch_(environment.batch_size),
       gradient_(dimension_) {}
 
@@ -61,6 +64,7 @@ void observe(const Environment& environment, std::int64_t step, std::size_t node
   stats.payload_bytes = counters.payload_bytes;
   stats.wire_bytes = counters.wire_bytes;
   stats.messages = counters.messages;
+  stats.work_s = counters.work_s;
   stats.time = port.now();
   environment.probe->observe(step, node, x, stats);
 }

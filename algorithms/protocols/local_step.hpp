@@ -30,11 +30,14 @@ class LocalStep {
   std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches,
                                   protocols::Port& port);
   std::size_t dimension() const { return dimension_; }
+  // Simulated seconds of the SGD update x −= η g (reads two vectors, writes one; 0 when not charged).
+  double update_s() const { return update_s_; }
 
  private:
   const Environment& environment_;
   std::size_t dimension_;
   double flops_;
+  double update_s_;
   std::vector<std::size_t> batch_;
   std::vector<float> gradient_;
 };

@@ -28,6 +28,8 @@ class ErrorFeedback final : public Memory {
     std::vector<float>& e = error_[node];
     for (std::size_t c = 0; c < decoded.size(); ++c) e[c] -= decoded[c];
   }
+  // e += g and e −= C(·): each reads two vectors and writes one.
+  double floats_touched(std::size_t dimension) const override { return 6.0 * static_cast<double>(dimension); }
 
  private:
   std::vector<std::vector<float>> error_;

@@ -1,20 +1,30 @@
 #pragma once
 // The small transport port a protocol sees: send real bytes, receive, spend flops. No SimGrid types here, so
 // protocol code can be read and tested without the simulator.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace sgdsim::protocols {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// What one node has sent so far (payload only; bytes_on_wire adds header_bytes per message).
+// What a node's host spends simulated time on, besides waiting for the network.
+enum class Work { gradient, encode, decode, mixing, update };
+inline constexpr std::size_t work_kinds = 5;
+inline constexpr std::array<std::string_view, work_kinds> work_names = {"gradient", "encode", "decode",
+                                                                        "mixing", "update"};
+
+// What one node has sent so far (payload only; bytes_on_wire adds header_bytes per message), and the
+// simulated seconds its host spent on each kind of work.
 struct Counters {
   std::uint64_t payload_bytes = 0;
   std::uint64_t wire_bytes = 0;
   std::uint64_t messages = 0;
+  std::array<double, work_kinds> work_s{};
 };
 
 class Port {
@@ -31,8 +41,12 @@ class Port {
   // Blocks until the next message from `from` arrives (in order per sender); nullopt when it was silence.
   virtual std::optional<Bytes> receive(std::size_t from) = 0;
   virtual void wait_sends() = 0;
-  // Spends simulated compute time for `flops` floating-point operations on this node's host.
+  // Spends simulated compute time for `flops` floating-point operations of model math on this node's host
+  // (counted as Work::gradient).
   virtual void compute(double flops) = 0;
+  // Spends `seconds` of this node's host's time on `work` (seconds at the host's nominal speed: a host slowed
+  // by the network's dynamics takes longer).
+  virtual void spend(Work work, double seconds) = 0;
   virtual double now() const = 0;  // simulated seconds
   virtual const Counters& counters() const = 0;
 };

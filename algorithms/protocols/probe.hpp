@@ -1,9 +1,12 @@
 #pragma once
 // The observation hook. A node hands its model to the probe at evaluation steps; the probe (the observer in
 // analysis/) costs no simulated time and no bits, and nothing it computes flows back into the protocol.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+
+#include "algorithms/protocols/port.hpp"
 
 namespace sgdsim::protocols {
 
@@ -12,10 +15,11 @@ struct NodeStats {
   std::uint64_t payload_bytes = 0;  // encoded bytes sent (all messages, all destinations)
   std::uint64_t wire_bytes = 0;     // payload plus header_bytes per message
   std::uint64_t messages = 0;
-  std::uint64_t triggers = 0;      // event firings (SPARQ); stays 0 for protocols without a trigger
-  double compression_error = 0;    // sum over compressed vectors of ||C(v) - v||^2 / ||v||^2
-  std::uint64_t compressions = 0;  // how many vectors that sum covers
-  double time = 0;                 // simulated seconds
+  std::uint64_t triggers = 0;               // event firings (SPARQ); stays 0 for protocols without a trigger
+  double compression_error = 0;             // sum over compressed vectors of ||C(v) - v||^2 / ||v||^2
+  std::uint64_t compressions = 0;           // how many vectors that sum covers
+  double time = 0;                          // simulated seconds
+  std::array<double, work_kinds> work_s{};  // simulated seconds of the host's work, by kind (Work)
 };
 
 class Probe {

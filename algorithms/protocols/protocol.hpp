@@ -12,6 +12,7 @@
 #include "algorithms/learning/learning_rate.hpp"
 #include "algorithms/learning/model.hpp"
 #include "algorithms/learning/partition.hpp"
+#include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/probe.hpp"
 #include "common/keys.hpp"
@@ -34,6 +35,7 @@ struct Environment {
   std::uint64_t seed = 0;
   Probe* probe = nullptr;
   WallClock* clock = nullptr;  // may be null
+  Costs costs;                 // what each kind of work costs in simulated time
 };
 
 class Protocol {

@@ -22,6 +22,7 @@ class Sparq : public Protocol {
   Trigger trigger_;
   LocalStep local_;
   Gossip gossip_;
+  double trigger_s_;
 };
 
 }  // namespace sgdsim::protocols

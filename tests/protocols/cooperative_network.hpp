@@ -76,6 +76,7 @@ class CooperativeNetwork {
     }
     void wait_sends() override {}
     void compute(double) override {}
+    void spend(protocols::Work, double) override {}
     double now() const override { return 0; }
     const protocols::Counters& counters() const override { return counters_; }
 

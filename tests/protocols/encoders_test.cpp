@@ -59,7 +59,7 @@ struct Built {
       : value(protocol),
         declared{"protocol", "", protocols::Encoders::keys("test")},
         spec(value, "test.json", "$.algorithm", resolved, declared),
-        encoders(spec, nodes, d, 11, nullptr) {
+        encoders(spec, nodes, d, 11, nullptr, protocols::Costs{}) {
     spec.finish();
   }
   json value, resolved;
