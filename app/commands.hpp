@@ -13,5 +13,6 @@ void add_sweep_command(CLI::App& root);
 void add_plot_command(CLI::App& root);
 void add_schema_command(CLI::App& root);
 void add_docs_command(CLI::App& root);
+void add_calibrate_command(CLI::App& root);
 
 }  // namespace sgdsim::app

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   sgdsim::app::add_plot_command(root);
   sgdsim::app::add_schema_command(root);
   sgdsim::app::add_docs_command(root);
+  sgdsim::app::add_calibrate_command(root);
   try {
     root.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

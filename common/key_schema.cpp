@@ -184,7 +184,7 @@ class Writer {
         break;
       }
       case Type::any:
-        s = json::object();
+        s = key.shape.is_null() ? json::object() : key.shape;
         break;
     }
     s["description"] = description(key);

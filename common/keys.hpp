@@ -55,6 +55,7 @@ struct Key {
   // Type::variant(s): kinds allowed here need this capability (per position for arrays; empty = any kind).
   std::vector<std::string> capability;
   bool file_path = false;  // Type::string naming a file, relative to the scenario's folder
+  nlohmann::json shape;    // Type::any: the JSON Schema of the values the reading code accepts (null: any)
 
   Key& fallback_to(nlohmann::json value) {
     fallback = std::move(value);
@@ -83,6 +84,10 @@ struct Key {
   }
   Key& must_be_given() {
     optional = false;
+    return *this;
+  }
+  Key& shaped(nlohmann::json schema) {
+    shape = std::move(schema);
     return *this;
   }
   Key& needing(std::vector<std::string> capabilities) {

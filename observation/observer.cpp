@@ -40,6 +40,12 @@ void Observer::observe(std::int64_t step, std::size_t node, std::span<const floa
   p.total.compression_error += stats.compression_error;
   p.total.compressions += stats.compressions;
   p.time = std::max(p.time, stats.time);
+  double working = 0;
+  for (std::size_t w = 0; w < protocols::work_kinds; ++w) {
+    p.total.work_s[w] += stats.work_s[w];
+    working += stats.work_s[w];
+  }
+  p.waiting += stats.time - working;
   latest_[node] = stats;
   if (p.count == nodes_) {
     complete(step, p);
@@ -58,6 +64,9 @@ void Observer::complete(std::int64_t step, Pending& p) {
   row.messages = p.total.messages;
   if (options_.has_trigger) row.triggers = p.total.triggers;
   row.consensus_distance = p.spread / static_cast<double>(nodes_);
+  for (std::size_t w = 0; w < protocols::work_kinds; ++w)
+    row.work_s[w] = p.total.work_s[w] / static_cast<double>(nodes_);
+  row.communication_s = p.waiting / static_cast<double>(nodes_);
   const learning::Evaluation train = model_.evaluate(average, problem_.train, options_.train_subset);
   row.train_loss = train.loss;
   if (problem_.test.samples() > 0) {

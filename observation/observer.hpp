@@ -42,8 +42,9 @@ class Observer : public protocols::Probe {
     std::vector<double> mean;
     double spread = 0;  // Σ_i ||x_i − x̄||²
     std::size_t count = 0;
-    protocols::NodeStats total;
+    protocols::NodeStats total;  // sums over nodes (work_s too)
     double time = 0;
+    double waiting = 0;  // Σ_i (time_i − Σ work_i)
   };
   void complete(std::int64_t step, Pending& pending);
 

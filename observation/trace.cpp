@@ -1,6 +1,7 @@
 #include "observation/trace.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace sgdsim::observation {
 namespace {
@@ -15,10 +16,10 @@ std::string cell(const std::optional<T>& value) {
 }  // namespace
 
 void write_trace_row(std::ostream& out, const TraceRow& row) {
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", row.step, row.sim_time_s, row.bits_sent,
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.step, row.sim_time_s, row.bits_sent,
                      row.bytes_on_wire, row.messages, cell(row.triggers), row.train_loss,
                      cell(row.test_accuracy), row.consensus_distance, cell(row.suboptimality),
-                     cell(row.compression_error));
+                     cell(row.compression_error), fmt::join(row.work_s, ","), row.communication_s);
 }
 
 nlohmann::json to_json(const TraceRow& row) {
@@ -34,6 +35,15 @@ nlohmann::json to_json(const TraceRow& row) {
           {"consensus_distance", row.consensus_distance},
           {"suboptimality", optional(row.suboptimality)},
           {"compression_error", optional(row.compression_error)}};
+}
+
+nlohmann::json time_split_json(const TraceRow& row) {
+  nlohmann::json split = nlohmann::json::object();
+  for (std::size_t w = 0; w < protocols::work_kinds; ++w)
+    split[std::string(protocols::work_names[w])] = row.work_s[w];
+  split["communication"] = row.communication_s;
+  split["total"] = row.sim_time_s;
+  return split;
 }
 
 }  // namespace sgdsim::observation

@@ -1,13 +1,16 @@
 #pragma once
 // trace.csv: one row per evaluation. Columns and units are the analysis contract (README.md, Outputs);
-// `suboptimality` and `compression_error` follow the nine standard columns. A cell that does not apply is
-// empty.
+// `suboptimality` and `compression_error` follow the nine standard columns, then the simulated time split by
+// kind of work. A cell that does not apply is empty.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "algorithms/protocols/port.hpp"
 
 namespace sgdsim::observation {
 
@@ -23,11 +26,18 @@ struct TraceRow {
   double consensus_distance = 0;            // (1/n) Σ ||x_i − x̄||²
   std::optional<double> suboptimality;      // train_loss − f*, when f* is known
   std::optional<double> compression_error;  // mean ||C(v) − v||² / ||v||² over vectors since the last row
+  // Cumulative simulated seconds of each kind of host work (protocols::Work order), mean over nodes, and the
+  // rest of each node's time: waiting for the network and for its neighbours.
+  std::array<double, protocols::work_kinds> work_s{};
+  double communication_s = 0;
 };
 
 inline constexpr const char* trace_header =
     "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,consensus_distance,"
-    "suboptimality,compression_error";
+    "suboptimality,compression_error,gradient_s,encode_s,decode_s,mixing_s,update_s,communication_s";
+
+// summary.json's "simulated_time_s": the row's time split by kind of work, and the total.
+nlohmann::json time_split_json(const TraceRow& row);
 
 void write_trace_row(std::ostream& out, const TraceRow& row);
 nlohmann::json to_json(const TraceRow& row);

@@ -15,6 +15,7 @@
 #include "common/output_folder.hpp"
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
+#include "scenarios/compute.hpp"
 #include "scenarios/network.hpp"
 
 namespace sgdsim::scenarios {
@@ -35,11 +36,6 @@ std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, 
 }  // namespace
 
 const keys::Object& scenario_keys() {
-  static const keys::Object compute{
-      "compute",
-      "How fast the simulated hosts compute.",
-      {keys::speed("host_speed", "Speed of every host for model math (forward and backward passes).")
-           .fallback_to("10Gf")}};
   static const keys::Object eval{
       "eval",
       "What the observer measures (free: no simulated time, no bits).",
@@ -68,7 +64,7 @@ const keys::Object& scenario_keys() {
            .fallback_to(1)
            .at_least(0),
        keys::object("network", network_keys(), "The modeled network."),
-       keys::object("compute", compute, "The simulated hosts."),
+       keys::object("compute", compute_keys(), "The simulated hosts."),
        keys::variant("data", learning::datasets(), "The learning problem and its split across nodes."),
        keys::variant("model", learning::models(), "The model every node trains."),
        keys::variant("algorithm", protocols::protocols(), "The distributed training algorithm."),
@@ -86,9 +82,8 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   topology_ = std::move(network.topology);
   network_ = network.options;
 
-  Spec compute = root.object("compute");
-  network_.host_speed = compute.speed("host_speed");
-  compute.finish();
+  Compute compute = read_compute(root, base_dir);
+  network_.host_speed = compute.host_speed;
 
   Spec data = root.variant("data");
   problem_ = data.in_context([&] { return learning::load_problem(data, seed_, base_dir); });
@@ -108,6 +103,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.batch_size = batch_size;
   environment_.seed = seed_;
   environment_.clock = &clock_;
+  environment_.costs = compute.costs;
   Spec algorithm = root.variant("algorithm");
   protocol_ = protocols::make_protocol(algorithm, environment_);
   algorithm_ = algorithm.kind_name();
@@ -186,6 +182,7 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
             {"messages", last.messages},
             {"triggers", triggers},
             {"sim_time_s", end}}},
+          {"simulated_time_s", observation::time_split_json(last)},
           {"per_node", per_node},
           {"wall_clock_s",
            {{"total", wall},

@@ -70,7 +70,9 @@ class Checker:
                 out += self.applicable(subschema[branch], instance)
         return out
 
-    def check_defaults(self, given, resolved, schemas, path, problems):
+    def check_defaults(self, given, resolved, schemas, path, problems, computed_above=False):
+        # computed_above: inside a key whose value the loader computes (merged with what was given), every
+        # value filled in below is computed too.
         if isinstance(resolved, dict):
             given = given if isinstance(given, dict) else None
             for key, value in resolved.items():
@@ -78,23 +80,27 @@ class Checker:
                 owners = [s for s in schemas if isinstance(s.get("properties"), dict) and key in s["properties"]]
                 self.used.update((id(s), key) for s in owners)
                 property_schemas = [s["properties"][key] for s in owners]
+                if not owners:  # a map's entry (e.g. compute.codecs.qsgd): its schema is additionalProperties
+                    property_schemas = [s["additionalProperties"] for s in schemas
+                                        if isinstance(s.get("additionalProperties"), dict)]
                 below = [a for p in property_schemas for a in self.applicable(p, value)]
+                computed = computed_above or any("x-computed-default" in s for s in below)
                 inner = given.get(key) if given is not None else None
                 if given is not None and key not in given:
                     # The most specific default wins (e.g. coding "fixed" inside the code-table branch).
                     defaults = [s["default"] for s in below if "default" in s]
-                    if isinstance(value, dict) and not defaults:
+                    if isinstance(value, dict) and not defaults and not computed:
                         inner = {}  # an omitted section: each of its keys was filled in, checked below
                     else:
-                        inner = value  # a default value comes in whole
+                        inner = value  # a default value comes in whole (a computed one included)
                         if not defaults:
-                            if not any("x-computed-default" in s for s in below):
+                            if not computed:
                                 problems.append(f"{where}: the loader filled in {json.dumps(value)} but the "
                                                 "schema states no default here")
                         elif defaults[-1] != value:
                             problems.append(f"{where}: the loader filled in {json.dumps(value)} but the "
                                             f"schema's default is {json.dumps(defaults[-1])}")
-                self.check_defaults(inner, value, below, where, problems)
+                self.check_defaults(inner, value, below, where, problems, computed)
         elif isinstance(resolved, list):
             given = given if isinstance(given, list) else []
             for i, value in enumerate(resolved):

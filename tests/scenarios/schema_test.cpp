@@ -114,6 +114,10 @@ std::vector<Case> representative_cases() {
                               {"/network/overrides", parse(R"([{"edge": [0, 1], "bandwidth": "1Gbps"},
                                                       {"node": 2, "latency": "2ms"},
                                                       {"edge": [3, 0], "bandwidth": "1KiBps", "latency": "0s"}])")}})},
+      {"compute_profile",
+       edit(base(), {{"/compute", parse(R"({"profile": "profile.json", "memory_bandwidth": "5GBps",
+                                           "codecs": {"qsgd": {"encode": 1e9, "decode": 2e9}, "sign": {"decode": 3e8}},
+                                           "charge": {"mixing": false, "update": false}})")}})},
       {"torus2", edit(base(), {{"/network/topology", parse(R"({"kind": "torus", "dims": [3, 3]})")}})},
       {"torus3", edit(base(), {{"/network/topology", parse(R"({"kind": "torus", "dims": [2, 2, 2]})")}})},
       {"erdos_renyi",
@@ -248,6 +252,9 @@ std::vector<Case> representative_cases() {
 // The small files the cases refer to, beside the scenarios.
 void write_support_files(const fs::path& folder) {
   write_text(folder / "edges.txt", "# a 5-cycle with one chord\n0 1\n1 2\n2 3\n3 4\n4 0\n0 2\n");
+  write_text(folder / "profile.json",
+             R"({"description": "a test device", "host_speed": "2Gf", "memory_bandwidth": 4e9,
+                 "codecs": {"none": {"encode": 1e9, "decode": 1e9}, "qsgd": {"encode": 2e8, "decode": 3e8}}})");
   std::string binary, binary_test, multiclass, regression;
   for (int i = 0; i < 24; ++i) {
     // Indices ascending (1, 2..5, 6), values varied.

@@ -1,0 +1,150 @@
+// Honest simulated time: every kind of a node's work is charged from the compute profile, and on a network
+// whose formula is exact (the `ideal` model) a step's simulated time is the sum of the charged parts plus the
+// transfer, to 1e-9. Turning a part off removes exactly its share.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/support/child.hpp"
+#include "tests/support/runs.hpp"
+
+using namespace sgdsim::testing;
+using nlohmann::json;
+
+namespace {
+
+constexpr int features = 40;
+constexpr double host_speed = 2e9;        // flop/s
+constexpr double memory_bandwidth = 4e9;  // bytes/s
+constexpr double encode_speed = 5e7;      // coordinates/s of "none"
+constexpr double decode_speed = 8e7;
+constexpr double bandwidth = 1e6;  // bytes/s
+constexpr double latency = 2e-4;   // s
+constexpr int steps = 5;
+
+// Two nodes exchanging fp32 models with D-PSGD, one sample per step: every cost is known in closed form.
+json two_node_dpsgd(const json& charge) {
+  return {{"seed", 3},
+          {"network",
+           {{"topology", {{"kind", "complete"}, {"nodes", 2}}},
+            {"link", {{"bandwidth", bandwidth}, {"latency", latency}}},
+            {"model", "ideal"}}},
+          {"compute",
+           {{"host_speed", host_speed},
+            {"memory_bandwidth", memory_bandwidth},
+            {"codecs", {{"none", {{"encode", encode_speed}, {"decode", decode_speed}}}}},
+            {"charge", charge}}},
+          {"data",
+           {{"dataset", "synthetic"},
+            {"kind", "linear"},
+            {"samples", 50},
+            {"features", features},
+            {"batch_size", 1}}},
+          {"model", {{"kind", "linear"}}},
+          {"algorithm", {{"kind", "dpsgd"}, {"steps", steps}, {"lr", 0.01}}},
+          {"eval", {{"every", 1}}}};
+}
+
+struct Parts {
+  double gradient, update, encode, self_mixing, transfer, decode, neighbor_mixing;
+};
+
+// One D-PSGD step of one node: gradient, update, encode, send; self-weighted copy while the message flies;
+// then decode and mix the neighbour's model. The self-mixing overlaps the transfer.
+Parts parts(double d, const json& charge) {
+  auto on = [&](const char* part) { return !charge.contains(part) || charge[part].get<bool>(); };
+  const double floats = 4.0 / memory_bandwidth;
+  return {on("gradient") ? (4.0 * features + 2 + 3) / host_speed : 0,
+          on("update") ? 3 * d * floats : 0,
+          on("encode") ? d / encode_speed : 0,
+          on("mixing") ? 2 * d * floats : 0,
+          latency + 4 * d / bandwidth,
+          on("decode") ? d / decode_speed : 0,
+          on("mixing") ? 3 * d * floats : 0};
+}
+
+}  // namespace
+
+TEST_CASE("a step's simulated time is the sum of the charged parts plus the transfer, part by part") {
+  for (const json& charge : {json::object(), json{{"encode", false}}, json{{"decode", false}},
+                             json{{"mixing", false}}, json{{"update", false}}, json{{"gradient", false}},
+                             json{{"gradient", false},
+                                  {"encode", false},
+                                  {"decode", false},
+                                  {"mixing", false},
+                                  {"update", false}}}) {
+    INFO("charge " << charge.dump());
+    const Run run = run_scenario(two_node_dpsgd(charge), "compute-time");
+    REQUIRE(run.exit_code == 0);
+    const double d = run.summary["dimension"].get<double>();
+    REQUIRE(d == features + 1);
+    const Parts p = parts(d, charge);
+    const double step =
+        p.gradient + p.update + p.encode + std::max(p.self_mixing, p.transfer) + p.decode + p.neighbor_mixing;
+    REQUIRE(run.trace.rows.size() == steps + 1);
+    for (int k = 0; k <= steps; ++k) {
+      INFO("step " << k);
+      const auto at = static_cast<std::size_t>(k);
+      CHECK(run.trace.number(at, "sim_time_s") == Approx(k * step).epsilon(1e-9).margin(1e-15));
+      CHECK(run.trace.number(at, "gradient_s") == Approx(k * p.gradient).epsilon(1e-9).margin(1e-15));
+      CHECK(run.trace.number(at, "encode_s") == Approx(k * p.encode).epsilon(1e-9).margin(1e-15));
+      CHECK(run.trace.number(at, "decode_s") == Approx(k * p.decode).epsilon(1e-9).margin(1e-15));
+      CHECK(run.trace.number(at, "update_s") == Approx(k * p.update).epsilon(1e-9).margin(1e-15));
+      CHECK(run.trace.number(at, "mixing_s") ==
+            Approx(k * (p.self_mixing + p.neighbor_mixing)).epsilon(1e-9).margin(1e-15));
+      CHECK(run.trace.number(at, "communication_s") ==
+            Approx(k * (std::max(p.self_mixing, p.transfer) - p.self_mixing)).epsilon(1e-9).margin(1e-15));
+    }
+    const json& split = run.summary["simulated_time_s"];
+    CHECK(split["total"].get<double>() == Approx(steps * step).epsilon(1e-9));
+    double sum = 0;
+    for (const char* part : {"gradient", "encode", "decode", "mixing", "update", "communication"})
+      sum += split[part].get<double>();
+    CHECK(sum == Approx(steps * step).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("charged time leaves the learning untouched and the trace byte-identical from run to run") {
+  const Run first = run_scenario(two_node_dpsgd(json::object()), "compute-repeat");
+  const Run second = run_scenario(two_node_dpsgd(json::object()), "compute-repeat");
+  const Run free = run_scenario(
+      two_node_dpsgd(json{
+          {"gradient", false}, {"encode", false}, {"decode", false}, {"mixing", false}, {"update", false}}),
+      "compute-free");
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  REQUIRE(free.exit_code == 0);
+  CHECK(first.trace_text == second.trace_text);
+  for (std::size_t row = 0; row < first.trace.rows.size(); ++row) {
+    CHECK(first.trace.rows[row].at("train_loss") == free.trace.rows[row].at("train_loss"));
+    CHECK(first.trace.rows[row].at("bits_sent") == free.trace.rows[row].at("bits_sent"));
+  }
+}
+
+TEST_CASE("a profile without a throughput for the scenario's compressor is an input error naming the place") {
+  json scenario = two_node_dpsgd(json::object());
+  scenario["algorithm"] = {{"kind", "choco"},
+                           {"steps", 2},
+                           {"lr", 0.01},
+                           {"consensus_step", 0.5},
+                           {"compressor", {{"kind", "qsgd"}}}};
+  const auto folder = temporary_folder("compute-profile");
+  {
+    std::ofstream out(folder / "profile.json");
+    out << R"({"host_speed": "1Gf", "memory_bandwidth": "1GBps", "codecs": {"none": {"encode": 1e9, "decode": 1e9}}})";
+  }
+  scenario["compute"] = {{"profile", (folder / "profile.json").string()}};
+  const Run run = run_scenario(scenario, "compute-profile-missing");
+  CHECK(run.exit_code == 2);
+  CHECK(run.output.find("$.algorithm.compressor") != std::string::npos);
+  CHECK(run.output.find("no encode throughput for compressor kind \"qsgd\"") != std::string::npos);
+
+  // A malformed profile names the profile file and the key.
+  {
+    std::ofstream out(folder / "profile.json");
+    out << R"({"host_speed": "1Gf", "memory_bandwidth": -3, "codecs": {}})";
+  }
+  const Run bad = run_scenario(scenario, "compute-profile-bad");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("profile.json: $.memory_bandwidth") != std::string::npos);
+}
