@@ -38,6 +38,7 @@ void SimPort::check_peer(std::size_t peer, const char* operation) const {
 
 void SimPort::send(std::size_t to, Bytes bytes) {
   check_peer(to, "send");
+  settle();
   Channel& channel = network_->channel(self_, to);
   const std::uint64_t size = bytes.size() + network_->header_bytes();
   counters_.payload_bytes += bytes.size();
@@ -51,6 +52,7 @@ void SimPort::send(std::size_t to, Bytes bytes) {
 
 void SimPort::send_silence(std::size_t to) {
   check_peer(to, "send_silence");
+  settle();
   Channel& channel = network_->channel(self_, to);
   channel.is_message.push_back(false);
   channel.announced->release();
@@ -58,6 +60,7 @@ void SimPort::send_silence(std::size_t to) {
 
 std::optional<Bytes> SimPort::receive(std::size_t from) {
   check_peer(from, "receive");
+  settle();
   Channel& channel = network_->channel(from, self_);
   waiting_ = {"receive from", from};
   channel.announced->acquire();
@@ -79,29 +82,46 @@ std::optional<Bytes> SimPort::receive(std::size_t from) {
 }
 
 void SimPort::wait_sends() {
+  settle();
   waiting_ = {"wait_sends", 0};
   s4u::Comm::wait_all(pending_);
   pending_.clear();
   waiting_ = {};
 }
 
+double SimPort::nominal_speed() const {
+  const s4u::Host* host = s4u::this_actor::get_host();
+  return host->get_pstate_speed(host->get_pstate());
+}
+
 void SimPort::compute(double flops) {
-  if (flops <= 0) return;
-  const double start = s4u::Engine::get_clock();
-  s4u::this_actor::execute(flops);
-  counters_.work_s[static_cast<std::size_t>(protocols::Work::gradient)] += s4u::Engine::get_clock() - start;
+  if (flops > 0) spend(protocols::Work::gradient, flops / nominal_speed());
 }
 
 void SimPort::spend(protocols::Work work, double seconds) {
   if (seconds <= 0) return;
-  // As flops at the host's nominal (peak) speed, so that a host slowed over time takes longer.
-  const s4u::Host* host = s4u::this_actor::get_host();
-  const double start = s4u::Engine::get_clock();
-  s4u::this_actor::execute(seconds * host->get_pstate_speed(host->get_pstate()));
-  counters_.work_s[static_cast<std::size_t>(work)] += s4u::Engine::get_clock() - start;
+  owed_[static_cast<std::size_t>(work)] += seconds;
+  owed_total_ += seconds;
 }
 
-double SimPort::now() const {
+// One execution for all the work owed since the last interaction: the same simulated times as one execution
+// per piece (work is conserved), with a fraction of the context switches. The elapsed time is split among the
+// kinds of work in proportion to what each owed (exact at constant host speed).
+void SimPort::settle() {
+  if (owed_total_ <= 0) return;
+  const double start = s4u::Engine::get_clock();
+  s4u::this_actor::execute(owed_total_ * nominal_speed());
+  const double elapsed = s4u::Engine::get_clock() - start;
+  for (std::size_t w = 0; w < protocols::work_kinds; ++w) {
+    if (owed_[w] > 0)
+      counters_.work_s[w] += owed_[w] == owed_total_ ? elapsed : elapsed * (owed_[w] / owed_total_);
+  }
+  owed_ = {};
+  owed_total_ = 0;
+}
+
+double SimPort::now() {
+  settle();
   return s4u::Engine::get_clock();
 }
 

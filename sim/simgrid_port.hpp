@@ -1,5 +1,6 @@
 #pragma once
 // The Port implemented on SimGrid mailboxes. Internal to sim/ (it includes SimGrid).
+#include <array>
 #include <deque>
 #include <memory>
 #include <string>
@@ -70,17 +71,21 @@ class SimPort final : public Port {
   void wait_sends() override;
   void compute(double flops) override;
   void spend(protocols::Work work, double seconds) override;
-  double now() const override;
+  double now() override;
   const Counters& counters() const override { return counters_; }
   const Waiting& waiting() const { return waiting_; }
 
  private:
   void check_peer(std::size_t peer, const char* operation) const;
+  double nominal_speed() const;
+  void settle();
   Network* network_;
   std::size_t self_;
   Counters counters_;
   std::vector<simgrid::s4u::CommPtr> pending_;
   Waiting waiting_;
+  std::array<double, protocols::work_kinds> owed_{};  // work charged but not yet executed, by kind
+  double owed_total_ = 0;
 };
 
 }  // namespace sgdsim::sim

@@ -58,14 +58,14 @@ double squared_norm(std::span<const float> x) {
 
 namespace sgdsim::protocols {
 void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
-             NodeStats& stats, const protocols::Port& port) {
+             NodeStats& stats, protocols::Port& port) {
   if (!environment.probe || !environment.probe->wants(step)) return;
+  stats.time = port.now();  // first: it completes the work charged so far
   const protocols::Counters& counters = port.counters();
   stats.payload_bytes = counters.payload_bytes;
   stats.wire_bytes = counters.wire_bytes;
   stats.messages = counters.messages;
   stats.work_s = counters.work_s;
-  stats.time = port.now();
   environment.probe->observe(step, node, x, stats);
 }
 }  // namespace sgdsim::protocols

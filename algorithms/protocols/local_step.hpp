@@ -54,5 +54,5 @@ double squared_norm(std::span<const float> x);
 namespace sgdsim::protocols {
 // Hands node i's model to the probe when `step` is an evaluation step, with its cumulative counters.
 void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
-             NodeStats& stats, const protocols::Port& port);
+             NodeStats& stats, protocols::Port& port);
 }  // namespace sgdsim::protocols

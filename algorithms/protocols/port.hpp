@@ -47,7 +47,9 @@ class Port {
   // Spends `seconds` of this node's host's time on `work` (seconds at the host's nominal speed: a host slowed
   // by the network's dynamics takes longer).
   virtual void spend(Work work, double seconds) = 0;
-  virtual double now() const = 0;  // simulated seconds
+  // Simulated seconds, once the work charged so far is done: work is charged lazily and executed at the next
+  // send, receive, wait or now().
+  virtual double now() = 0;
   virtual const Counters& counters() const = 0;
 };
 
