@@ -10,7 +10,8 @@ namespace sgdsim::protocols {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// What one node has sent so far (payload only; bytes_on_wire adds header_bytes per message).
+// What one node has sent so far: payload bytes, and bytes on the wire (payload plus the headers the network
+// charges per message or per segment, see sim/simulation.hpp).
 struct Counters {
   std::uint64_t payload_bytes = 0;
   std::uint64_t wire_bytes = 0;
@@ -22,8 +23,8 @@ class Port {
   virtual ~Port() = default;
   virtual std::size_t self() const = 0;
   // Starts sending `bytes` to node `to` (any node: multi-hop routes are the network's business). The
-  // simulated size is bytes.size() + header_bytes. Completes in the background; wait_sends() awaits all
-  // pending sends.
+  // simulated size is bytes.size() plus the network's headers. Completes in the background; wait_sends()
+  // awaits all pending sends.
   virtual void send(std::size_t to, Bytes bytes) = 0;
   // Tells `to` "no message this round" at zero cost and zero bits: an oracle, the idealisation of protocols
   // whose analysis assumes silent nodes are known by fiat.
