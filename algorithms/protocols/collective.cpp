@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "algorithms/compression/identity.hpp"
 #include "algorithms/protocols/local_step.hpp"
 #include "algorithms/protocols/message_compressor.hpp"
 #include "common/spec.hpp"
@@ -116,6 +117,14 @@ const bool registered =
         });
 
 }  // namespace
+
+void require_fp32(const CollectiveSetup& setup, const std::string& collective) {
+  if (dynamic_cast<const compression::Identity*>(setup.compressor)) return;
+  throw InputError(setup.compressor_where + ": the collective \"" + collective +
+                   "\" adds fp32 partial sums on the way and needs the workers' compressor to be \"none\" "
+                   "(a compressed vector cannot be summed and re-encoded hop by hop without changing the "
+                   "estimator); use \"allgather\" or \"parameter_server\" with compressed gradients");
+}
 
 keys::Registry<CollectiveFactory>& collectives() {
   static keys::Registry<CollectiveFactory> family("collective", "kind",

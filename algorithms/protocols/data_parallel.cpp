@@ -13,7 +13,8 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   Spec memory = spec.variant("memory");
   memory_ = make_memory(memory, n, d);
   Spec collective = spec.variant("collective");
-  collective_ = make_collective(collective, {n, d, compressor_.get(), environment.clock});
+  collective_ =
+      make_collective(collective, {n, d, compressor_.get(), environment.clock, spec.where("compressor")});
   for (std::size_t i = 0; i < n; ++i) {
     Node& node = nodes_[i];
     node.x = initial_model(environment);
