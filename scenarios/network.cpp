@@ -13,10 +13,23 @@ const keys::Object& network_keys() {
                      "\"ideal\": latency + bytes / bandwidth per hop with fair sharing (SimGrid CM02, "
                      "no cross-traffic, no TCP window cap); \"tcp\": SimGrid's calibrated LV08.")
             .fallback_to("ideal"));
-    o.keys.push_back(keys::integer("header_bytes", "Bytes added to every message's simulated size.")
-                         .fallback_to(0)
-                         .between(0, 1 << 30)
-                         .in_unit("bytes"));
+    o.keys.push_back(
+        keys::integer("header_bytes",
+                      "Header bytes added to a message's simulated size: once per message when mtu is 0, "
+                      "else once per segment (an empty message is one segment). 0: payload only, as the "
+                      "papers count.")
+            .fallback_to(0)
+            .between(0, 1 << 30)
+            .in_unit("bytes"));
+    o.keys.push_back(
+        keys::integer("mtu",
+                      "Bytes of one segment on the wire, headers included; a message of P payload bytes "
+                      "takes max(1, ceil(P / (mtu - header_bytes))) segments. 0: no segmentation. TCP/IPv4 "
+                      "over Ethernet at line rate: mtu 1538 with header_bytes 78 (1460 payload bytes per "
+                      "1500-byte IP packet; docs/network.md).")
+            .fallback_to(0)
+            .between(0, 1 << 30)
+            .in_unit("bytes"));
     return o;
   }();
   return object;
@@ -28,6 +41,11 @@ Network read_network(Spec& root, std::uint64_t seed, const std::string& base_dir
   network.topology = spec.in_context([&] { return topology::make_topology(spec, seed, base_dir); });
   network.options.model = spec.string("model");
   network.options.header_bytes = static_cast<std::size_t>(spec.integer("header_bytes"));
+  network.options.mtu = static_cast<std::size_t>(spec.integer("mtu"));
+  if (network.options.mtu != 0 && network.options.mtu <= network.options.header_bytes)
+    spec.fail("mtu", "must exceed header_bytes (" + std::to_string(network.options.header_bytes) +
+                         ") to leave room for payload in a segment, or be 0 (no segmentation); found " +
+                         std::to_string(network.options.mtu));
   spec.finish();
   return network;
 }

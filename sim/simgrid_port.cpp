@@ -2,9 +2,25 @@
 
 #include <stdexcept>
 
+#include "sim/simulation.hpp"
+
 namespace sgdsim::sim {
 
 namespace s4u = simgrid::s4u;
+
+std::uint64_t wire_size(std::uint64_t payload, std::size_t header_bytes, std::size_t mtu) {
+  if (mtu == 0) return payload + header_bytes;
+  if (mtu <= header_bytes)
+    throw std::invalid_argument("mtu " + std::to_string(mtu) + " leaves no room for payload after " +
+                                std::to_string(header_bytes) + " header bytes");
+  const std::uint64_t per_segment = mtu - header_bytes;
+  const std::uint64_t segments = payload == 0 ? 1 : (payload + per_segment - 1) / per_segment;
+  return payload + segments * header_bytes;
+}
+
+std::uint64_t Network::wire_size(std::uint64_t payload) const {
+  return sim::wire_size(payload, header_bytes_, mtu_);
+}
 
 Channel& Network::channel(std::size_t from, std::size_t to) {
   const std::uint64_t key = static_cast<std::uint64_t>(from) * nodes_ + to;
@@ -40,7 +56,7 @@ void SimPort::send(std::size_t to, Bytes bytes) {
   check_peer(to, "send");
   settle();
   Channel& channel = network_->channel(self_, to);
-  const std::uint64_t size = bytes.size() + network_->header_bytes();
+  const std::uint64_t size = network_->wire_size(bytes.size());
   counters_.payload_bytes += bytes.size();
   counters_.wire_bytes += size;
   counters_.messages += 1;

@@ -40,9 +40,11 @@ struct Waiting {
 // State shared by all ports of one simulation.
 class Network {
  public:
-  Network(std::size_t nodes, std::size_t header_bytes) : nodes_(nodes), header_bytes_(header_bytes) {}
+  Network(std::size_t nodes, std::size_t header_bytes, std::size_t mtu)
+      : nodes_(nodes), header_bytes_(header_bytes), mtu_(mtu) {}
   std::size_t nodes() const { return nodes_; }
-  std::size_t header_bytes() const { return header_bytes_; }
+  // The simulated size of a message of `payload` bytes (wire_size() with this network's framing).
+  std::uint64_t wire_size(std::uint64_t payload) const;
   // The actors that receive; set before the run so mailboxes can be bound to them.
   std::vector<simgrid::s4u::ActorPtr>& actors() { return actors_; }
   // Created on first use and bound to the receiving actor, so data starts flowing when it is sent (as TCP or
@@ -57,6 +59,7 @@ class Network {
  private:
   std::size_t nodes_;
   std::size_t header_bytes_;
+  std::size_t mtu_;
   std::vector<simgrid::s4u::ActorPtr> actors_;
   std::unordered_map<std::uint64_t, Channel> channels_;
 };

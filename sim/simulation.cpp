@@ -82,6 +82,9 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
     throw std::logic_error(
         "simulate() called twice in one process (SimGrid 3.32 allows one engine per process)");
   if (!(options.host_speed > 0)) throw InputError("host speed must be positive");
+  if (options.mtu != 0 && options.mtu <= options.header_bytes)
+    throw InputError("mtu " + std::to_string(options.mtu) + " must exceed header_bytes " +
+                     std::to_string(options.header_bytes) + " (or be 0: no segmentation)");
 
   std::vector<std::string> args = engine_arguments(options);
   std::vector<char*> argv;
@@ -93,7 +96,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed);
 
   const std::size_t n = topology.nodes;
-  Network network(n, options.header_bytes);
+  Network network(n, options.header_bytes, options.mtu);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
   std::vector<char> done(n, 0);

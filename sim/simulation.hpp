@@ -2,6 +2,7 @@
 // Running one simulation: the topology becomes a SimGrid platform, each node an actor whose body talks to the
 // network only through its Port. One simulation per process (SimGrid 3.32 allows one engine per process).
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -17,10 +18,17 @@ using protocols::Port;
 
 struct NetworkOptions {
   std::string model = "ideal";   // "ideal": CM02, no cross-traffic, no TCP window cap; "tcp": SimGrid's LV08
-  std::size_t header_bytes = 0;  // added to every message's simulated size
+  std::size_t header_bytes = 0;  // headers of one message (mtu 0) or of one segment (mtu > 0)
+  std::size_t mtu = 0;           // 0: no segmentation; else the bytes of one segment, headers included
   double host_speed = 1e10;      // flop/s of every host
   bool verbose = false;          // let SimGrid log
 };
+
+// The simulated size of a message of `payload` bytes. With mtu 0 it pays `header_bytes` once; otherwise it is
+// cut into segments of at most mtu - header_bytes payload bytes, each paying `header_bytes`, and an empty
+// message is still one segment: payload + max(1, ceil(payload / (mtu - header_bytes))) * header_bytes.
+// Requires mtu 0 or mtu > header_bytes.
+std::uint64_t wire_size(std::uint64_t payload, std::size_t header_bytes, std::size_t mtu);
 
 using NodeBody = std::function<void(std::size_t node, Port& port)>;
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "algorithms/compression/identity.hpp"
 #include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/local_step.hpp"
 #include "common/spec.hpp"
@@ -16,6 +17,15 @@ void decode(const compression::Compressor& compressor, const protocols::Bytes& b
   WallClock::Scope timer(clock, WallClock::Part::compression);
   compressor.decode_into(bytes, out);
 }
+
+}  // namespace
+
+Fp32Rates::Fp32Rates(const CollectiveSetup& setup)
+    : encode(setup.costs->encode_s("none", 1, setup.compressor_where)),
+      decode(setup.costs->decode_s("none", 1, setup.compressor_where)),
+      floats(setup.costs->vector_s(Work::mixing, 1)) {}
+
+namespace {
 
 // Simulated seconds of vector arithmetic touching `floats_per_coordinate` · d floats.
 double mixing_s(const CollectiveSetup& setup, double floats_per_coordinate) {
@@ -128,6 +138,14 @@ const bool registered =
         });
 
 }  // namespace
+
+void require_fp32(const CollectiveSetup& setup, const std::string& collective) {
+  if (dynamic_cast<const compression::Identity*>(setup.compressor)) return;
+  throw InputError(setup.compressor_where + ": the collective \"" + collective +
+                   "\" adds fp32 partial sums on the way and needs the workers' compressor to be \"none\" "
+                   "(a compressed vector cannot be summed and re-encoded hop by hop without changing the "
+                   "estimator); use \"allgather\" or \"parameter_server\" with compressed gradients");
+}
 
 keys::Registry<CollectiveFactory>& collectives() {
   static keys::Registry<CollectiveFactory> family("collective", "kind",

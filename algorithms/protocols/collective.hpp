@@ -1,10 +1,12 @@
 #pragma once
 // How data-parallel workers average their encoded vectors (GRACE's "communicator"): a strategy the
-// data-parallel protocol is given. Kinds of the "collective" family: allgather, parameter_server.
+// data-parallel protocol is given. Kinds of the "collective" family: allgather, parameter_server,
+// ring_allreduce, recursive_doubling.
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/protocols/costs.hpp"
@@ -25,6 +27,14 @@ struct CollectiveSetup {
   double decode_s = 0;                                  // simulated seconds to decode one of them
   const Costs* costs = nullptr;                         // for the collective's own arithmetic and codecs
   WallClock* clock = nullptr;                           // may be null
+  std::string compressor_where;  // where the workers' compressor is set ("file: $.algorithm.compressor")
+};
+
+// Simulated seconds per coordinate of the fp32 (kind "none") encoding and decoding, and per float read or
+// written by vector arithmetic, for the collectives that move raw fp32 chunks.
+struct Fp32Rates {
+  explicit Fp32Rates(const CollectiveSetup& setup);
+  double encode = 0, decode = 0, floats = 0;
 };
 
 class Collective {
@@ -36,6 +46,11 @@ class Collective {
   virtual void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
                        std::span<float> average, protocols::Port& port) = 0;
 };
+
+// For the all-reduce collectives that add partial sums on the way (ring_allreduce, recursive_doubling): they
+// exchange raw fp32 partial sums, so the workers' compressor must be `none` (then `own` is the vector itself,
+// bit for bit). Otherwise throws an InputError naming `collective` and where the compressor is set.
+void require_fp32(const CollectiveSetup& setup, const std::string& collective);
 
 using CollectiveFactory = std::function<std::unique_ptr<Collective>(Spec&, const CollectiveSetup&)>;
 keys::Registry<CollectiveFactory>& collectives();

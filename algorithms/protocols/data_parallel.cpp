@@ -14,8 +14,9 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   Spec collective = spec.variant("collective");
-  collective_ = make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(),
-                                             &environment.costs, environment.clock});
+  collective_ =
+      make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
+                                   environment.clock, spec.where("compressor")});
   for (Node& node : nodes_) {
     node.x = initial_model(environment);
     node.average.assign(d, 0.0f);

@@ -1,4 +1,4 @@
-// D-PSGD (Lian et al. 2017), adapt then combine: x_i ← Σ_j w_ij (x_j − η g_j), with exact fp32 messages.
+// D-PSGD with exact fp32 messages, in either order of its local step and its gossip averaging (dpsgd.hpp).
 #include "algorithms/protocols/dpsgd.hpp"
 
 #include "algorithms/protocols/local_step.hpp"
@@ -9,6 +9,8 @@ namespace sgdsim::protocols {
 Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
+      order_(spec.string("order") == "combine_then_adapt" ? Order::combine_then_adapt
+                                                          : Order::adapt_then_combine),
       mixing_(topology::make_mixing(*environment.topology, spec.string("weights"))),
       local_(environment),
       nodes_(environment.topology->nodes) {
@@ -22,6 +24,7 @@ Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
   for (auto& node : nodes_) {
     node.x = initial_model(environment);
     node.mixed.assign(d, 0.0f);
+    if (order_ == Order::combine_then_adapt) node.gradient.assign(d, 0.0f);
   }
 }
 
@@ -33,11 +36,19 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     const double eta = schedule_.at(t);
-    axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
-    port.spend(Work::update, local_.update_s());
+    if (order_ == Order::adapt_then_combine) {
+      // Adapt: the half-step model x_i − η g_i is what the neighbours receive.
+      axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
+      port.spend(Work::update, local_.update_s());
+    } else {
+      // The gradient at the iterate before mixing, kept (LocalStep's span is shared) until after the combine.
+      const std::span<const float> g = local_.gradient(i, node.x, batches, port);
+      node.gradient.assign(g.begin(), g.end());
+    }
     protocols::Bytes bytes = encoding_->encode(node.x, unused);
     port.spend(Work::encode, encode_s_);
     for (std::size_t j : neighbors) port.send(j, bytes);
+    // Combine: Σ_j w_ij x_j over the node and its neighbours.
     const auto self = static_cast<float>(mixing_.self[i]);
     for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
     port.spend(Work::mixing, self_mixing_s_);
@@ -51,6 +62,11 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     }
     port.wait_sends();
     node.x.swap(node.mixed);
+    // Adapt after combining: x_i ← Σ_j w_ij x_j − η ∇F_i(x_i) with the old x_i.
+    if (order_ == Order::combine_then_adapt) {
+      axpy(node.x, static_cast<float>(-eta), node.gradient);
+      port.spend(Work::update, local_.update_s());
+    }
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }
@@ -58,8 +74,16 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
 namespace {
 const bool registered = protocols().add(
     {"dpsgd",
-     "D-PSGD (Lian et al. 2017), adapt then combine: x_i ← Σ_j w_ij (x_j − η g_j), with exact fp32 messages.",
-     {topology::weights_key()},
+     "D-PSGD with exact fp32 messages: every node averages its neighbours' models with the mixing weights "
+     "and takes a local SGD step, in the order `order` says.",
+     {keys::choice(
+          "order", {"adapt_then_combine", "combine_then_adapt"},
+          "\"adapt_then_combine\" (the diffusion ATC form, e.g. Sayed 2014): x_i ← Σ_j w_ij (x_j − η "
+          "∇F_j(x_j)), the half-step models are exchanged; \"combine_then_adapt\" (Lian et al. 2017, "
+          "\"Can decentralized algorithms outperform centralized algorithms?\", Algorithm 1): x_i ← "
+          "Σ_j w_ij x_j − η ∇F_i(x_i), the gradient taken at the iterate before mixing.")
+          .fallback_to("adapt_then_combine"),
+      topology::weights_key()},
      {}},
     [](Spec& spec, const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); });
 }  // namespace

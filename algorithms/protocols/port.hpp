@@ -18,8 +18,9 @@ inline constexpr std::size_t work_kinds = 5;
 inline constexpr std::array<std::string_view, work_kinds> work_names = {"gradient", "encode", "decode",
                                                                         "mixing", "update"};
 
-// What one node has sent so far (payload only; bytes_on_wire adds header_bytes per message), and the
-// simulated seconds its host spent on each kind of work.
+// What one node has sent so far: payload bytes, bytes on the wire (payload plus the headers the network
+// charges per message or per segment, see sim/simulation.hpp), and the simulated seconds its host spent on
+// each kind of work.
 struct Counters {
   std::uint64_t payload_bytes = 0;
   std::uint64_t wire_bytes = 0;
@@ -32,8 +33,8 @@ class Port {
   virtual ~Port() = default;
   virtual std::size_t self() const = 0;
   // Starts sending `bytes` to node `to` (any node: multi-hop routes are the network's business). The
-  // simulated size is bytes.size() + header_bytes. Completes in the background; wait_sends() awaits all
-  // pending sends.
+  // simulated size is bytes.size() plus the network's headers. Completes in the background; wait_sends()
+  // awaits all pending sends.
   virtual void send(std::size_t to, Bytes bytes) = 0;
   // Tells `to` "no message this round" at zero cost and zero bits: an oracle, the idealisation of protocols
   // whose analysis assumes silent nodes are known by fiat.

@@ -13,7 +13,7 @@ namespace sgdsim::protocols {
 // Cumulative figures of one node at the moment it reaches an evaluation step.
 struct NodeStats {
   std::uint64_t payload_bytes = 0;  // encoded bytes sent (all messages, all destinations)
-  std::uint64_t wire_bytes = 0;     // payload plus header_bytes per message
+  std::uint64_t wire_bytes = 0;     // payload plus headers
   std::uint64_t messages = 0;
   std::uint64_t triggers = 0;               // event firings (SPARQ); stays 0 for protocols without a trigger
   double compression_error = 0;             // sum over compressed vectors of ||C(v) - v||^2 / ||v||^2

@@ -167,3 +167,26 @@ TEST_CASE("on a strongly convex problem CHOCO and SPARQ approach D-PSGD's subopt
   CHECK(choco.trace.number(1, "bits_sent") < dpsgd.trace.number(1, "bits_sent"));
   CHECK(sparq_run.trace.number(1, "bits_sent") < choco.trace.number(1, "bits_sent"));
 }
+
+TEST_CASE("a ring all-reduce step on a ring with an infinitely fast host takes 2(n-1)(latency + 4(d/n)/bw)") {
+  const std::size_t n = 7;
+  json scenario = communication_only(logistic_ring(n, 10));
+  scenario["compute"]["host_speed"] = "1e30f";
+  scenario["network"]["link"] = {{"bandwidth", "80Mbps"}, {"latency", "250us"}};
+  scenario["eval"]["every"] = 1;
+  scenario["algorithm"] = {
+      {"kind", "data_parallel"}, {"steps", 10}, {"lr", 0.2}, {"collective", "ring_allreduce"}};
+  const Run run = run_scenario(scenario, "ring-allreduce-timing");
+  REQUIRE(run.exit_code == 0);
+  const auto d = run.summary.at("dimension").get<std::size_t>();
+  REQUIRE(d % n == 0);  // equal chunks, so every step of the schedule takes the same time
+  const double chunk = static_cast<double>(d / n);
+  const double step = 2.0 * (n - 1) * (250e-6 + 4.0 * chunk / (80e6 / 8.0));
+  for (std::size_t r = 0; r < run.trace.rows.size(); ++r) {
+    const double expected = run.trace.number(r, "step") * step;
+    CHECK(run.trace.number(r, "sim_time_s") == Approx(expected).epsilon(1e-9).margin(1e-15));
+  }
+  CHECK(run.trace.number(10, "messages") == 10.0 * n * 2 * (n - 1));
+  CHECK(run.trace.number(10, "bits_sent") == 10.0 * 2 * (n - 1) * 32 * static_cast<double>(d));
+  CHECK(run.trace.number(10, "consensus_distance") == 0);  // replicas identical
+}

@@ -151,12 +151,15 @@ TEST_CASE("every holder of a public copy holds the same bytes-derived vector") {
   CHECK_NOTHROW(network.run(s.protocol()));
 }
 
-TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the batch") {
-  const std::size_t n = 4;
+TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the batch, with every collective") {
+  const std::size_t n = 5;
+  const std::string collective =
+      GENERATE(as<std::string>{}, "allgather", "parameter_server", "ring_allreduce", "recursive_doubling");
+  INFO(collective);
   json scenario = base_scenario(n);
   scenario["data"]["samples"] = 40;
   scenario["data"]["batch_size"] = 5;
-  scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 25}, {"lr", 0.1}};
+  scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 25}, {"lr", 0.1}, {"collective", collective}};
   RecordedRun recorded(scenario, n);
   const scenarios::Scenario& s = recorded.run;
   const Recorder& recorder = recorded.recorder;
@@ -178,6 +181,55 @@ TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the ba
     for (std::size_t i = 0; i < n; ++i) {
       const auto& node = recorder.models.at({t + 1, i});
       for (std::size_t c = 0; c < d; ++c) REQUIRE(node[c] == Approx(x[c]).margin(1e-5));
+      REQUIRE(node == recorder.models.at({t + 1, 0}));  // replicas stay bit-identical
     }
+  }
+}
+
+// D-PSGD's two orders against the update computed by hand from the recorded iterates, on a 5-node ring
+// (Metropolis weights 1/3): adapt-then-combine x_i' = Σ_j w_ij (x_j − η ∇f_j(x_j)); combine-then-adapt
+// x_i' = Σ_j w_ij x_j − η ∇f_i(x_i). Each run must match its own formula and not the other one.
+TEST_CASE("dpsgd: adapt_then_combine and combine_then_adapt follow their update rules") {
+  const std::size_t n = 5;
+  const double eta = 0.1;
+  for (const char* order : {"adapt_then_combine", "combine_then_adapt"}) {
+    INFO(order);
+    json scenario = base_scenario(n);
+    scenario["algorithm"] = {{"kind", "dpsgd"}, {"steps", 10}, {"lr", eta}, {"order", order}};
+    RecordedRun recorded(scenario, n);
+    const scenarios::Scenario& s = recorded.run;
+    const std::size_t d = s.dimension();
+    double own_rule = 0, other_rule = 0;
+    std::vector<float> gradient(d);
+    for (std::int64_t t = 0; t < 10; ++t) {
+      std::vector<std::vector<double>> x(n), g(n);
+      for (std::size_t j = 0; j < n; ++j) {
+        const auto& model = recorded.recorder.models.at({t, j});
+        x[j].assign(model.begin(), model.end());
+        // Each shard has one sample, so every minibatch is that sample batch_size times.
+        const std::vector<std::size_t> batch(3, s.shards()[j][0]);
+        s.model().loss_and_gradient(model, s.problem().train, batch, gradient);
+        g[j].assign(gradient.begin(), gradient.end());
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& next = recorded.recorder.models.at({t + 1, i});
+        for (std::size_t c = 0; c < d; ++c) {
+          double atc = 0, cta = 0;
+          for (std::size_t j : {(i + n - 1) % n, i, (i + 1) % n}) {
+            atc += (x[j][c] - eta * g[j][c]) / 3;
+            cta += x[j][c] / 3;
+          }
+          cta -= eta * g[i][c];
+          const bool is_atc = std::string(order) == "adapt_then_combine";
+          // Relative to the size of the coordinate: float arithmetic against the double computation here.
+          const double scale = 1 + std::abs(atc) + std::abs(cta);
+          own_rule = std::max(own_rule, std::abs(next[c] - (is_atc ? atc : cta)) / scale);
+          other_rule = std::max(other_rule, std::abs(next[c] - (is_atc ? cta : atc)) / scale);
+        }
+      }
+    }
+    INFO("own rule " << own_rule << " other rule " << other_rule);
+    CHECK(own_rule < 1e-5);
+    CHECK(other_rule > 1e-3);
   }
 }

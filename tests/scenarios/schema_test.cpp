@@ -209,6 +209,14 @@ std::vector<Case> representative_cases() {
        edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
                                               "collective": "allgather",
                                               "compressor": {"kind": "qsgd", "scale": "contractive"}})")}})},
+      {"data_parallel_ring_allreduce",
+       edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
+                                              "collective": "ring_allreduce", "compressor": {"kind": "none"}})")},
+                     {"/network/mtu", 1538},
+                     {"/network/header_bytes", 78}})},
+      {"data_parallel_recursive_doubling",
+       edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
+                                              "collective": {"kind": "recursive_doubling"}})")}})},
       {"synthetic_linear",
        edit(base(),
             {{"/data", parse(R"({"dataset": "synthetic", "kind": "linear", "samples": 100, "features": 3,
@@ -596,10 +604,10 @@ TEST_CASE("the schema's unit patterns accept exactly the unit strings the loader
 TEST_CASE("malformed scenarios that need no data or graph are rejected by the schema too") {
   // These are wrong only given the data, the graph or the files they name: beyond what a schema can see.
   const std::set<std::string> beyond_the_schema = {
-      "missing_dataset_file.json",      "missing_edge_file.json",
-      "missing_fashion_mnist_dir.json", "more_nodes_than_samples.json",
-      "random_regular_odd.json",        "server_out_of_range.json",
-      "topk_k_exceeds_dimension.json",  "train_subset_too_large.json",
+      "missing_dataset_file.json",      "missing_edge_file.json",      "missing_fashion_mnist_dir.json",
+      "more_nodes_than_samples.json",   "random_regular_odd.json",     "server_out_of_range.json",
+      "topk_k_exceeds_dimension.json",  "train_subset_too_large.json", "mtu_not_above_header.json",
+      "ring_allreduce_compressed.json",  // mtu/header_bytes and compressor/collective: relations of two keys
       "subnormal_latency_string.json"};  // a string whose value, once parsed, is out of range
   const Scratch scratch("schema-malformed");
   const fs::path& folder = scratch.path;

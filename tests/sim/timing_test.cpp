@@ -146,3 +146,39 @@ TEST_CASE("tcp is slower than ideal by the latency factor and the 0.97 bandwidth
   // LV08: latency x 13.01, bandwidth x 0.97 (plus a little reverse cross-traffic): 8.898 ms here.
   CHECK(relative_error(tcp, 13.01 * lat + bytes / (0.97 * bw)) < 0.02);
 }
+
+TEST_CASE("segment headers: payload + max(1, ceil(payload / (mtu - header))) * header") {
+  CHECK(sim::wire_size(1000, 40, 0) == 1040);  // mtu 0: one header per message
+  CHECK(sim::wire_size(0, 40, 0) == 40);
+  CHECK(sim::wire_size(0, 78, 1538) == 78);  // an empty message is still one segment
+  CHECK(sim::wire_size(1, 78, 1538) == 79);
+  CHECK(sim::wire_size(1460, 78, 1538) == 1538);  // one full Ethernet frame slot
+  CHECK(sim::wire_size(1461, 78, 1538) == 1461 + 2 * 78);
+  CHECK(sim::wire_size(4000000, 78, 1538) == 4000000 + 2740 * 78);  // ceil(4e6 / 1460) = 2740
+  CHECK(sim::wire_size(123, 0, 1500) == 123);
+  CHECK_THROWS(sim::wire_size(10, 78, 78));
+}
+
+TEST_CASE("ideal: with segment headers one message takes latency + wire size / bandwidth") {
+  auto path = path_topology(2, {bandwidth, latency});
+  sim::NetworkOptions options;
+  options.header_bytes = 78;
+  options.mtu = 1538;
+  for (std::size_t payload : {std::size_t{0}, std::size_t{1460}, std::size_t{100000}}) {
+    auto out =
+        timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& values) {
+          if (node == 0) {
+            port.send(1, protocols::Bytes(payload, 1));
+            port.wait_sends();
+            values[0] = static_cast<double>(port.counters().wire_bytes);
+          } else {
+            port.receive(0);
+            values[1] = port.now();
+          }
+        });
+    const double wire = static_cast<double>(sim::wire_size(payload, 78, 1538));
+    INFO("payload " << payload);
+    CHECK(out[0] == wire);
+    CHECK(relative_error(out[1], latency + wire / bandwidth) < 1e-9);
+  }
+}

@@ -1,0 +1,126 @@
+// The collective kind recursive_doubling: the latency-optimal all-reduce of MPI libraries for short vectors
+// (Thakur, Rabenseifner & Gropp 2005), with MPICH's fold/unfold for a number of nodes that is not a power of
+// two.
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "algorithms/protocols/collective.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+
+namespace {
+
+// With p the largest power of two ≤ n and r = n − p:
+// fold: for k < r, node 2k sends its whole vector to node 2k + 1, which adds it, and then waits;
+// doubling: the p remaining nodes (nodes 2k + 1 for k < r, then nodes 2r … n − 1; rank k is the k-th of them)
+//   run log2(p) rounds; in round m each exchanges its whole partial sum with the node of rank (own rank) XOR
+//   2^m and both add the two sums, the lower rank's first;
+// unfold: node 2k + 1 sends the total to node 2k.
+// Both partners of a round add the same two vectors in the same order, so after round m every node of a block
+// of 2^(m+1) ranks holds the same floats, and at the end every node holds the same sum; the mean is that sum
+// times 1/n. Messages are the whole fp32 vector: log2(p) per node, one more for the nodes 2k + 1 (k < r), and
+// one in all for the nodes 2k.
+class RecursiveDoubling final : public Collective {
+ public:
+  explicit RecursiveDoubling(const CollectiveSetup& setup)
+      : setup_(setup), rates_(setup), received_(setup.dimension) {
+    while (2 * power_ <= setup.nodes) power_ *= 2;
+    extra_ = setup.nodes - power_;
+  }
+
+  void average(std::size_t i, const protocols::Bytes&, std::span<const float> own, Rng& rng,
+               std::span<float> average, protocols::Port& port) override {
+    std::copy(own.begin(), own.end(), average.begin());
+    const bool folded = i < 2 * extra_ && i % 2 == 0;
+    const double d = static_cast<double>(average.size());
+    if (folded) {
+      send(i + 1, average, rng, port);
+      decode(receive(i + 1, port), average, port);
+    } else {
+      if (i < 2 * extra_) {
+        add(received(i - 1, port), average, average);  // node i − 1's vector comes first
+        port.spend(Work::mixing, 3 * d * rates_.floats);
+      }
+      const std::size_t rank = i < 2 * extra_ ? i / 2 : i - extra_;
+      for (std::size_t mask = 1; mask < power_; mask *= 2) {
+        const std::size_t partner = node_of(rank ^ mask);
+        send(partner, average, rng, port);
+        const std::span<const float> theirs = received(partner, port);
+        if ((rank ^ mask) < rank)
+          add(theirs, average, average);
+        else
+          add(average, theirs, average);
+        port.spend(Work::mixing, 3 * d * rates_.floats);
+      }
+      if (i < 2 * extra_) send(i - 1, average, rng, port);
+    }
+    port.wait_sends();
+    const float scale = 1.0f / static_cast<float>(setup_.nodes);
+    for (float& v : average) v *= scale;
+    port.spend(Work::mixing, 4 * d * rates_.floats);  // the copy of own, the scaling
+  }
+
+ private:
+  std::size_t node_of(std::size_t rank) const { return rank < extra_ ? 2 * rank + 1 : rank + extra_; }
+
+  // out = first + second, coordinate by coordinate (out may alias either).
+  static void add(std::span<const float> first, std::span<const float> second, std::span<float> out) {
+    for (std::size_t c = 0; c < out.size(); ++c) out[c] = first[c] + second[c];
+  }
+
+  void send(std::size_t to, std::span<const float> values, Rng& rng, protocols::Port& port) {
+    protocols::Bytes bytes;
+    {
+      WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
+      setup_.compressor->encode_into(values, rng, bytes);
+    }
+    port.spend(Work::encode, static_cast<double>(values.size()) * rates_.encode);
+    port.send(to, std::move(bytes));
+  }
+
+  protocols::Bytes receive(std::size_t from, protocols::Port& port) {
+    std::optional<protocols::Bytes> message = port.receive(from);
+    if (!message) throw std::logic_error("recursive doubling received silence");
+    return std::move(*message);
+  }
+
+  void decode(const protocols::Bytes& bytes, std::span<float> out, protocols::Port& port) {
+    {
+      WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
+      setup_.compressor->decode_into(bytes, out);
+    }
+    port.spend(Work::decode, static_cast<double>(out.size()) * rates_.decode);
+  }
+
+  // The next vector from `from`, decoded into the shared scratch (valid until this node's next Port call).
+  std::span<const float> received(std::size_t from, protocols::Port& port) {
+    const protocols::Bytes bytes = receive(from, port);
+    decode(bytes, received_, port);
+    return received_;
+  }
+
+  CollectiveSetup setup_;
+  Fp32Rates rates_;
+  std::size_t power_ = 1, extra_ = 0;
+  std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
+};
+
+const bool registered = collectives().add(
+    {"recursive_doubling",
+     "Recursive-doubling all-reduce (as in MPI libraries): log2(p) exchanges of the whole fp32 vector with "
+     "partners at distance 1, 2, 4, … in rank, p the largest power of two ≤ n; the n − p extra nodes first "
+     "fold their vector into a neighbouring id and get the result back at the end. Needs the workers' "
+     "compressor \"none\".",
+     {},
+     {}},
+    [](Spec&, const CollectiveSetup& setup) {
+      require_fp32(setup, "recursive_doubling");
+      return std::make_unique<RecursiveDoubling>(setup);
+    });
+
+}  // namespace
+
+}  // namespace sgdsim::protocols

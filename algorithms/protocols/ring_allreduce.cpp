@@ -1,0 +1,111 @@
+// The collective kind ring_allreduce: the bandwidth-optimal ring all-reduce of NCCL, Horovod and Baidu's
+// allreduce (Patarasuk & Yuan 2009): a reduce-scatter, then an all-gather, around the logical ring of node
+// ids.
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "algorithms/protocols/collective.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+
+namespace {
+
+// The vector is cut into n contiguous chunks of near-equal size: chunk c starts at c·⌊d/n⌋ + min(c, d mod n)
+// and the first d mod n chunks have one coordinate more. With d < n the last n − d chunks are empty (their
+// messages carry 0 payload bytes but still cost a latency and, with headers, one header).
+class RingAllreduce final : public Collective {
+ public:
+  explicit RingAllreduce(const CollectiveSetup& setup)
+      : setup_(setup), rates_(setup), received_(setup.dimension) {}
+
+  // Node i sends only to i + 1 and receives only from i − 1 (mod n), 2(n − 1) messages of one chunk each.
+  // Reduce-scatter, step s = 0 … n − 2: node i sends its partial sum of chunk i − s and adds its own values
+  // to the partial sum of chunk i − s − 1 it receives; after it node i holds chunk i + 1 summed over all
+  // nodes. All-gather, step s = 0 … n − 2: node i sends the finished chunk i + 1 − s and stores the finished
+  // chunk i − s it receives. Each finished chunk was summed once, by one node, and is copied byte for byte to
+  // the others, so every node ends with the same floats; the mean is that sum times 1/n on every node.
+  void average(std::size_t i, const protocols::Bytes&, std::span<const float> own, Rng& rng,
+               std::span<float> average, protocols::Port& port) override {
+    const std::size_t n = setup_.nodes;
+    std::copy(own.begin(), own.end(), average.begin());
+    if (n > 1) {
+      const std::size_t next = (i + 1) % n, previous = (i + n - 1) % n;
+      for (std::size_t s = 0; s + 1 < n; ++s) {
+        send(next, chunk(average, i + n - s), rng, port);
+        const std::span<float> partial = receive(previous, chunk(average, i + 2 * n - s - 1).size(), port);
+        const std::span<float> mine = chunk(average, i + 2 * n - s - 1);
+        for (std::size_t c = 0; c < mine.size(); ++c) mine[c] += partial[c];
+        charge(port, Work::mixing, 3.0 * rates_.floats, mine.size());
+      }
+      for (std::size_t s = 0; s + 1 < n; ++s) {
+        send(next, chunk(average, i + 1 + n - s), rng, port);
+        const std::span<float> target = chunk(average, i + n - s);
+        const std::span<const float> finished = receive(previous, target.size(), port);
+        std::copy(finished.begin(), finished.end(), target.begin());
+        charge(port, Work::mixing, 2.0 * rates_.floats, target.size());
+      }
+      port.wait_sends();
+    }
+    const float scale = 1.0f / static_cast<float>(n);
+    for (float& v : average) v *= scale;
+    charge(port, Work::mixing, 4.0 * rates_.floats, average.size());  // the copy of own, the scaling
+  }
+
+ private:
+  // Chunk c mod n of `v`.
+  std::span<float> chunk(std::span<float> v, std::size_t c) const {
+    const std::size_t n = setup_.nodes, d = setup_.dimension;
+    c %= n;
+    const std::size_t begin = c * (d / n) + std::min(c, d % n);
+    return v.subspan(begin, d / n + (c < d % n ? 1 : 0));
+  }
+
+  // Seconds per coordinate × coordinates, as `work`.
+  static void charge(protocols::Port& port, Work work, double per_coordinate, std::size_t coordinates) {
+    port.spend(work, per_coordinate * static_cast<double>(coordinates));
+  }
+
+  void send(std::size_t to, std::span<const float> values, Rng& rng, protocols::Port& port) {
+    protocols::Bytes bytes;
+    {
+      WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
+      setup_.compressor->encode_into(values, rng, bytes);
+    }
+    charge(port, Work::encode, rates_.encode, values.size());
+    port.send(to, std::move(bytes));
+  }
+
+  // Receives the next chunk from `from` into the shared scratch (valid until this node's next Port call).
+  std::span<float> receive(std::size_t from, std::size_t size, protocols::Port& port) {
+    const std::optional<protocols::Bytes> message = port.receive(from);
+    if (!message) throw std::logic_error("ring all-reduce received silence");
+    const std::span<float> out = std::span<float>(received_).first(size);
+    WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
+    setup_.compressor->decode_into(*message, out);
+    charge(port, Work::decode, rates_.decode, size);
+    return out;
+  }
+
+  CollectiveSetup setup_;
+  Fp32Rates rates_;
+  std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
+};
+
+const bool registered = collectives().add(
+    {"ring_allreduce",
+     "Ring all-reduce (reduce-scatter, then all-gather; as in NCCL and Horovod): 2(n − 1) messages per node, "
+     "each one of n near-equal chunks of the fp32 vector, sent to the next node id (mod n) over the routed "
+     "network. Needs the workers' compressor \"none\".",
+     {},
+     {}},
+    [](Spec&, const CollectiveSetup& setup) {
+      require_fp32(setup, "ring_allreduce");
+      return std::make_unique<RingAllreduce>(setup);
+    });
+
+}  // namespace
+
+}  // namespace sgdsim::protocols

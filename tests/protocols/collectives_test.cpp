@@ -1,0 +1,162 @@
+// The all-reduce collectives run in-process on the cooperative network (no SimGrid): exact mean,
+// bit-identical results on every node, and the message and byte counts of their schedules; the fp32-only
+// validation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include "algorithms/compression/compressor.hpp"
+#include "algorithms/protocols/collective.hpp"
+#include "common/error.hpp"
+#include "common/rng.hpp"
+#include "common/spec.hpp"
+#include "tests/protocols/cooperative_network.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+// One round of a collective: node i contributes inputs[i] and keeps what the collective leaves in outputs[i].
+class Round : public protocols::Protocol {
+ public:
+  Round(protocols::Collective& collective, const compression::Compressor& fp32,
+        std::vector<std::vector<float>> inputs)
+      : collective_(collective), fp32_(fp32), inputs(std::move(inputs)), outputs(this->inputs.size()) {}
+  void run(std::size_t i, protocols::Port& port) override {
+    Rng rng(i);
+    const protocols::Bytes message = fp32_.encode(inputs[i], rng);
+    outputs[i].assign(inputs[i].size(), -1.0f);
+    collective_.average(i, message, inputs[i], rng, outputs[i], port);
+  }
+
+  protocols::Collective& collective_;
+  const compression::Compressor& fp32_;
+  std::vector<std::vector<float>> inputs, outputs;
+};
+
+struct Outcome {
+  std::vector<std::vector<float>> inputs, outputs;
+  std::vector<protocols::Counters> counters;
+};
+
+const protocols::Costs free_work;  // the cooperative network has no clock
+
+Outcome run_round(const std::string& kind, std::size_t n, std::size_t d, std::uint64_t seed = 1) {
+  const std::unique_ptr<compression::Compressor> fp32 = compression::make_compressor(R"({"kind": "none"})");
+  json value = {{"kind", kind}}, resolved;
+  Spec spec = Spec::of_family(value, "test", "$.algorithm.collective", resolved, protocols::collectives());
+  const std::unique_ptr<protocols::Collective> collective = protocols::make_collective(
+      spec, {n, d, fp32.get(), 0, &free_work, nullptr, "test: $.algorithm.compressor"});
+  Rng rng(seed);
+  std::vector<std::vector<float>> inputs(n, std::vector<float>(d));
+  for (auto& v : inputs)
+    for (float& x : v) x = static_cast<float>(2 * rng.uniform() - 1) * 3.0f;
+  Round round(*collective, *fp32, inputs);
+  testing::CooperativeNetwork network(n);
+  network.run(round);
+  Outcome outcome{inputs, round.outputs, {}};
+  for (std::size_t i = 0; i < n; ++i) outcome.counters.push_back(network.counters(i));
+  return outcome;
+}
+
+// Every node's result is the mean of the inputs within float summation error and equals node 0's bit for bit.
+void check_mean_and_identical(const Outcome& o) {
+  const std::size_t n = o.inputs.size(), d = o.inputs[0].size();
+  double worst = 0;
+  for (std::size_t c = 0; c < d; ++c) {
+    double mean = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += o.inputs[i][c];
+    mean /= static_cast<double>(n);
+    worst = std::max(worst, std::abs(static_cast<double>(o.outputs[0][c]) - mean));
+  }
+  CHECK(worst < 1e-5);
+  for (std::size_t i = 1; i < n; ++i) {
+    INFO("node " << i);
+    CHECK(std::memcmp(o.outputs[i].data(), o.outputs[0].data(), d * sizeof(float)) == 0);
+  }
+}
+
+// Chunk c of the ring's n near-equal chunks of d.
+std::size_t chunk_size(std::size_t c, std::size_t n, std::size_t d) {
+  return d / n + (c % n < d % n ? 1 : 0);
+}
+
+}  // namespace
+
+TEST_CASE("ring all-reduce: exact mean, identical replicas, 2(n-1) messages of one chunk each") {
+  for (std::size_t n : {2, 3, 5, 8}) {
+    for (std::size_t d : {1, 2, 3, 7, 13, 100, 1001}) {
+      INFO("n " << n << " d " << d);
+      const Outcome o = run_round("ring_allreduce", n, d);
+      check_mean_and_identical(o);
+      std::uint64_t total = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        // Node i sends every chunk but i + 1 in the reduce-scatter and every chunk but i + 2 in the
+        // all-gather.
+        const std::uint64_t expected = 4 * (2 * d - chunk_size(i + 1, n, d) - chunk_size(i + 2, n, d));
+        CHECK(o.counters[i].messages == 2 * (n - 1));
+        CHECK(o.counters[i].payload_bytes == expected);
+        total += o.counters[i].payload_bytes;
+      }
+      // In all, every chunk crosses n − 1 links in each phase: 2(n − 1) · 4d bytes.
+      CHECK(total == 2 * (n - 1) * 4 * d);
+    }
+  }
+}
+
+TEST_CASE("recursive doubling: exact mean, identical replicas, whole-vector exchanges with fold and unfold") {
+  for (std::size_t n : {2, 3, 5, 6, 7, 8}) {
+    for (std::size_t d : {1, 3, 7, 100}) {
+      INFO("n " << n << " d " << d);
+      const Outcome o = run_round("recursive_doubling", n, d);
+      check_mean_and_identical(o);
+      std::size_t p = 1, rounds = 0;
+      while (2 * p <= n) p *= 2, ++rounds;
+      const std::size_t extra = n - p;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t messages = i < 2 * extra ? (i % 2 == 0 ? 1 : rounds + 1) : rounds;
+        INFO("node " << i);
+        CHECK(o.counters[i].messages == messages);
+        CHECK(o.counters[i].payload_bytes == messages * 4 * d);
+      }
+    }
+  }
+}
+
+TEST_CASE("allgather with fp32 gives the mean too, with 4d(n-1) bytes per node") {
+  const std::size_t n = 5, d = 13;
+  const Outcome o = run_round("allgather", n, d);
+  check_mean_and_identical(o);
+  for (std::size_t i = 0; i < n; ++i) CHECK(o.counters[i].payload_bytes == 4 * d * (n - 1));
+}
+
+TEST_CASE("a single node's all-reduce is its own vector, with no message") {
+  for (const char* kind : {"ring_allreduce", "recursive_doubling"}) {
+    const Outcome o = run_round(kind, 1, 5);
+    CHECK(o.outputs[0] == o.inputs[0]);
+    CHECK(o.counters[0].messages == 0);
+  }
+}
+
+TEST_CASE("the all-reduce collectives refuse a compressor other than none, naming where it is set") {
+  const std::unique_ptr<compression::Compressor> qsgd =
+      compression::make_compressor(R"({"kind": "qsgd", "levels": 4})");
+  for (const char* kind : {"ring_allreduce", "recursive_doubling"}) {
+    json value = {{"kind", kind}}, resolved;
+    Spec spec =
+        Spec::of_family(value, "s.json", "$.algorithm.collective", resolved, protocols::collectives());
+    try {
+      protocols::make_collective(
+          spec, {4, 10, qsgd.get(), 0, &free_work, nullptr, "s.json: $.algorithm.compressor"});
+      FAIL("no error for " << kind);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      INFO(what);
+      CHECK(what.find("s.json: $.algorithm.compressor") == 0);
+      CHECK(what.find(kind) != std::string::npos);
+      CHECK(what.find("\"none\"") != std::string::npos);
+    }
+  }
+}
