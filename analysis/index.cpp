@@ -42,7 +42,9 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
         const json summary = json::parse(text);
         row.final = summary.at("final");
         if (!row.final.is_object()) throw std::runtime_error("final is not an object");
-        row.status = "ok";
+        // A diverged run is complete: its figures are those of the last row before the divergence.
+        const auto status = summary.find("status");
+        row.status = status != summary.end() && *status == "diverged" ? "diverged" : "ok";
         for (auto it = row.final.begin(); it != row.final.end(); ++it) {
           if (std::find(fixed.begin(), fixed.end(), it.key()) == fixed.end()) extra.insert(it.key());
         }
@@ -78,7 +80,7 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
       cells.push_back(rows[i].final.contains(figure) ? cell(rows[i].final[figure]) : std::string());
     }
     out += csv_line(cells);
-    if (rows[i].status == "ok")
+    if (rows[i].status == "ok" || rows[i].status == "diverged")
       ++counts.ok;
     else if (rows[i].status == "pending")
       ++counts.pending;

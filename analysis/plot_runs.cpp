@@ -77,7 +77,8 @@ std::vector<RunData> load_sweep_runs(const fs::path& dir) {
                      ": not a sweep index (expected the columns id, label, ..., seed, status)");
   }
   for (const auto& row : table.rows) {
-    if (row[*status] != "ok") continue;
+    // A diverged run's trace stops at the divergence: its curve just ends there.
+    if (row[*status] != "ok" && row[*status] != "diverged") continue;
     RunData run = load_run(dir / "runs" / row[*id]);
     run.name = row[*label].empty() ? row[*id] : row[*label];
     for (std::size_t c = *label + 1; c < *seed; ++c) run.parameters[table.header[c]] = row[c];

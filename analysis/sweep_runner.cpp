@@ -317,8 +317,10 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
       ++tally.succeeded;
       std::error_code ignored;
       fs::remove(layout.failure(point.id), ignored);
-      report(std::string(prefix) + "ok      " + who + " (seed " + std::to_string(point.seed) + ", " + timing +
-             ") -> runs/" + point.id + "\n");
+      // Exit 3: complete, with a trace that stops where the model diverged; never retried.
+      const bool diverged = exited && code == exit_diverged;
+      report(std::string(prefix) + (diverged ? "diverged " : "ok      ") + who + " (seed " +
+             std::to_string(point.seed) + ", " + timing + ") -> runs/" + point.id + "\n");
     } else {
       ++tally.failed;
       if (exited && code == exit_input_error) ++tally.invalid;

@@ -1,5 +1,5 @@
 // sgdsim: the command-line entry point. Exit codes: 0 success, 1 failure (a bug or a failed run), 2 bad
-// input.
+// input, 3 the run diverged (its results are written, up to the divergence).
 #include <cstdio>
 #include <exception>
 
@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = root.exit(e);
     return code == 0 ? 0 : sgdsim::exit_input_error;
+  } catch (const sgdsim::Diverged& e) {
+    std::fprintf(stderr, "sgdsim: diverged: %s\n", e.what());
+    return sgdsim::exit_diverged;
   } catch (const sgdsim::InputError& e) {
     std::fprintf(stderr, "sgdsim: error: %s\n", e.what());
     return sgdsim::exit_input_error;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/commands.hpp"
+#include "common/memory_limit.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace sgdsim::app {
@@ -15,6 +16,7 @@ void add_run_command(CLI::App& root) {
   struct Options {
     std::string scenario, output;
     std::vector<std::string> overrides;
+    std::string memory_limit;
     bool force = false, quiet = false;
   };
   auto options = std::make_shared<Options>();
@@ -25,8 +27,14 @@ void add_run_command(CLI::App& root) {
          "Override a value by dotted path, e.g. --set algorithm.steps=500 --set network.link.bandwidth=1Gbps")
       ->take_all();
   cmd->add_flag("--force", options->force, "Replace an existing output directory");
+  cmd->add_option(
+      "--memory-limit", options->memory_limit,
+      "Refuse a scenario whose estimated memory exceeds this (bytes, or 8GB, 512MiB; 0: no check; "
+      "default: $SGDSIM_MEMORY_LIMIT, else the machine's memory)");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress line on stderr");
   cmd->callback([options] {
+    if (!options->memory_limit.empty())
+      set_memory_limit(parse_memory_size(options->memory_limit, "--memory-limit"));
     const bool progress = !options->quiet && isatty(STDERR_FILENO);
     scenarios::run_to_directory(options->scenario, options->overrides, options->output, options->force,
                                 progress);

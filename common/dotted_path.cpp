@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "common/spec.hpp"
+#include "common/utf8.hpp"
 
 namespace sgdsim {
 
@@ -57,6 +58,8 @@ std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text)
   if (equals == std::string::npos || equals == 0) {
     throw InputError("--set " + text + ": expected path=value, e.g. algorithm.steps=500");
   }
+  if (auto at = invalid_utf8_at(text))
+    throw InputError("--set: byte " + std::to_string(*at) + " of the argument is not valid UTF-8");
   const std::string path = text.substr(0, equals);
   const std::string raw = text.substr(equals + 1);
   nlohmann::json value = nlohmann::json::parse(raw, nullptr, /*allow_exceptions=*/false);

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/regular_file.hpp"
 #include "common/units.hpp"
+#include "common/utf8.hpp"
 
 namespace sgdsim {
 
@@ -250,6 +251,8 @@ std::string Spec::string(const std::string& key, const std::optional<std::string
   if (value.is_null()) expected(key, what);
   if (!value.is_string()) expected(key, what);
   const std::string text = value.get<std::string>();
+  // Results are JSON: a string that cannot be written there is refused here, naming its place.
+  if (auto at = invalid_utf8_at(text)) fail(key, "is not valid UTF-8 (byte " + std::to_string(*at) + ")");
   if (!d.choices.empty() && std::find(d.choices.begin(), d.choices.end(), text) == d.choices.end()) {
     const std::string nearest = nearest_of(text, d.choices, 3);
     fail(key, "expected " + what + ", found \"" + text + "\"" +

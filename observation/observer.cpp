@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/error.hpp"
+
 namespace sgdsim::observation {
 
 Observer::Observer(std::size_t nodes, const learning::Model& model, const learning::Problem& problem,
@@ -14,7 +16,8 @@ Observer::Observer(std::size_t nodes, const learning::Model& model, const learni
       options_(std::move(options)),
       trace_(trace),
       clock_(clock),
-      latest_(nodes) {
+      latest_(nodes),
+      reached_(nodes, 0) {
   trace_ << trace_header << '\n';
 }
 
@@ -53,6 +56,10 @@ void Observer::observe(std::int64_t step, std::size_t node, std::span<const floa
   }
 }
 
+void Observer::reached(std::int64_t step, std::size_t node) {
+  reached_[node] = step;
+}
+
 void Observer::complete(std::int64_t step, Pending& p) {
   WallClock::Scope timer(clock_, WallClock::Part::evaluation);
   std::vector<float> average(p.mean.begin(), p.mean.end());
@@ -68,6 +75,8 @@ void Observer::complete(std::int64_t step, Pending& p) {
     row.work_s[w] = p.total.work_s[w] / static_cast<double>(nodes_);
   row.communication_s = p.waiting / static_cast<double>(nodes_);
   const learning::Evaluation train = model_.evaluate(average, problem_.train, options_.train_subset);
+  // Finite node models can still average to a model whose loss overflows; no row of the trace is NaN.
+  if (!std::isfinite(train.loss)) throw Diverged({"training loss", step, std::nullopt, {}, -1});
   row.train_loss = train.loss;
   if (problem_.test.samples() > 0) {
     const learning::Evaluation test = model_.evaluate(average, problem_.test);

@@ -32,7 +32,11 @@ class Observer : public protocols::Probe {
   void observe(std::int64_t step, std::size_t node, std::span<const float> model,
                const protocols::NodeStats& stats) override;
 
+  void reached(std::int64_t step, std::size_t node) override;
+
   const TraceRow& last() const { return last_; }
+  // The last step `node` completed (0 before its first step).
+  std::int64_t reached(std::size_t node) const { return reached_[node]; }
   // The latest stats each node reported (its totals at the end of a completed run).
   const std::vector<protocols::NodeStats>& node_stats() const { return latest_; }
 
@@ -56,6 +60,7 @@ class Observer : public protocols::Probe {
   WallClock* clock_;
   std::map<std::int64_t, Pending> pending_;
   std::vector<protocols::NodeStats> latest_;
+  std::vector<std::int64_t> reached_;
   TraceRow last_;
   double last_compression_error_ = 0;
   std::uint64_t last_compressions_ = 0;

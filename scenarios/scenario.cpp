@@ -12,11 +12,14 @@
 #include "algorithms/learning/problem.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
+#include "common/memory_limit.hpp"
 #include "common/output_folder.hpp"
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
+#include "common/utf8.hpp"
 #include "scenarios/compute.hpp"
 #include "scenarios/network.hpp"
+#include "topologies/graph.hpp"
 
 namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
@@ -31,6 +34,57 @@ std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, 
   all.resize(count);
   std::sort(all.begin(), all.end());
   return all;
+}
+
+// Vectors of d floats each node holds for its protocol, messages in flight included (fp32 for D-PSGD, one
+// compressed vector at a time, counted as fp32, for the others). Rough on purpose: it must catch the
+// scenarios that would need tens of gigabytes, not predict the last megabyte.
+double vectors_per_node(const nlohmann::json& algorithm, double degree) {
+  // Read before the algorithm is validated: anything unexpected falls back to the general case.
+  const auto kind_it = algorithm.find("kind");
+  const std::string kind =
+      kind_it != algorithm.end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
+  const auto verify = algorithm.find("verify_copies");
+  if (kind == "dpsgd") return 2 + degree;
+  if (kind == "choco" || kind == "sparq")
+    return 4 + (verify != algorithm.end() && *verify == true ? degree : 0);
+  if (kind == "data_parallel") return 5;
+  return 4;
+}
+
+MemoryParts estimate_memory(const nlohmann::json& model, const nlohmann::json& algorithm,
+                            const topology::Topology& topology, const learning::Problem& problem,
+                            std::size_t dimension, std::size_t batch_size, bool optimum) {
+  const auto n = static_cast<double>(topology.nodes);
+  const auto d = static_cast<double>(dimension);
+  const double degree = 2.0 * static_cast<double>(topology.edges.size()) / std::max(1.0, n);
+  const auto data_bytes = [](const learning::Dataset& set) {
+    return static_cast<double>(set.features.size()) * sizeof(float) +
+           static_cast<double>(set.samples()) * (sizeof(std::int32_t) + sizeof(float));
+  };
+  // A minibatch is gathered into a batch x features matrix; an MLP keeps every layer's activations and their
+  // gradients for it.
+  double per_sample = static_cast<double>(problem.train.dimension()) + std::max(problem.train.classes, 1);
+  if (model.is_object() && model.contains("hidden") && model["hidden"].is_array()) {
+    for (const auto& width : model["hidden"])
+      if (width.is_number()) per_sample += 2 * width.get<double>();
+  }
+  MemoryParts parts = {
+      {"topology and SimGrid platform",
+       topology::topology_bytes(topology.nodes, static_cast<double>(topology.edges.size()))},
+      {"data sets", data_bytes(problem.train) + data_bytes(problem.test)},
+      {"node models and messages (" + std::to_string(topology.nodes) + " nodes x " +
+           std::to_string(static_cast<long long>(vectors_per_node(algorithm, degree))) + " vectors x " +
+           std::to_string(dimension) + " floats)",
+       n * vectors_per_node(algorithm, degree) * d * sizeof(float)},
+      {"minibatch buffers (batch_size " + std::to_string(batch_size) + ")",
+       static_cast<double>(batch_size) * (per_sample * sizeof(float) + sizeof(std::size_t))},
+      // The observer's running means (double) of up to a few steps in progress, and the averaged model.
+      {"evaluation", 3 * d * sizeof(double)},
+  };
+  // L-BFGS keeps 10 pairs of double vectors; Newton (d <= 200) a (d + 1)^2 Hessian.
+  if (optimum) parts.push_back({"optimum solver", 24 * d * sizeof(double)});
+  return parts;
 }
 
 }  // namespace
@@ -75,7 +129,9 @@ const keys::Object& scenario_keys() {
 Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
   Spec root(document, origin, "", resolved_, scenario_keys());
   if (root.has("$schema")) root.string("$schema");
-  name_ = root.string("name", fs::path(origin).stem().string());
+  // A name taken from the file name is repaired rather than refused (the file itself is fine); a `name` given
+  // in the scenario must be valid UTF-8 (Spec::string), because summary.json is JSON.
+  name_ = root.string("name", repair_utf8(fs::path(origin).stem().string()));
   seed_ = static_cast<std::uint64_t>(root.integer("seed"));
 
   Network network = read_network(root, seed_, base_dir);
@@ -96,6 +152,18 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
 
   Spec model = root.variant("model");
   model_ = learning::make_model(model, problem_.train);
+  {
+    // Refuse what would not fit before the protocol allocates its per-node vectors (std::bad_alloc after
+    // gigabytes otherwise).
+    const nlohmann::json algorithm = document.is_object() && document.contains("algorithm")
+                                         ? document["algorithm"]
+                                         : nlohmann::json::object();
+    memory_ =
+        estimate_memory(resolved_["model"], algorithm.is_object() ? algorithm : nlohmann::json::object(),
+                        topology_, problem_, model_->dimension(), batch_size,
+                        data.kind()->has("suboptimality_by_default") && model.kind()->has("convex"));
+    require_memory(memory_, origin);
+  }
   environment_.topology = &topology_;
   environment_.model = model_.get();
   environment_.train = &problem_.train;
@@ -142,12 +210,32 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
   options.progress = progress;
   observation::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
   environment_.probe = &observer;
-  const double end = sim::simulate(
-      topology_, network_, [this](std::size_t node, protocols::Port& port) { protocol_->run(node, port); });
-  protocol_->finish();
+  // Divergence is found where the step is not known (a gradient, a compressor's input); the observer knows
+  // which step each node is in.
+  auto body = [this, &observer](std::size_t node, protocols::Port& port) {
+    try {
+      protocol_->run(node, port);
+    } catch (const Diverged& e) {
+      if (e.where().step >= 0) throw;
+      throw e.at_step(observer.reached(node) + 1);
+    } catch (const NonFiniteInput& e) {
+      throw Diverged({"message", observer.reached(node) + 1, node, e.what(), -1});
+    }
+  };
+  double end = 0;
+  std::optional<Diverged> diverged;
+  try {
+    end = sim::simulate(topology_, network_, body);
+  } catch (const Diverged& e) {
+    diverged = e;
+    end = e.where().sim_time_s;
+  }
   environment_.probe = nullptr;
-  if (observer.last().step != observer_options_.steps) {
-    throw std::runtime_error("the simulation ended before every node reached the last step");
+  if (!diverged) {
+    protocol_->finish();
+    if (observer.last().step != observer_options_.steps) {
+      throw std::runtime_error("the simulation ended before every node reached the last step");
+    }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -168,30 +256,42 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
   const double evaluation = clock_.seconds(WallClock::Part::evaluation);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return {{"name", name_},
-          {"seed", seed_},
-          {"version", SGDSIM_VERSION_STRING},
-          {"algorithm", algorithm_},
-          {"nodes", topology_.nodes},
-          {"edges", topology_.edges.size()},
-          {"dimension", model_->dimension()},
-          {"final", observation::to_json(last)},
-          {"totals",
-           {{"bits_sent", last.bits_sent},
-            {"bytes_on_wire", last.bytes_on_wire},
-            {"messages", last.messages},
-            {"triggers", triggers},
-            {"sim_time_s", end}}},
-          {"simulated_time_s", observation::time_split_json(last)},
-          {"per_node", per_node},
-          {"wall_clock_s",
-           {{"total", wall},
-            {"gradient", gradient},
-            {"compression", compression},
-            {"evaluation", evaluation},
-            {"optimum", optimum_seconds},
-            {"simulator_and_protocol", wall - optimum_seconds - gradient - compression - evaluation}}},
-          {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0}};
+  nlohmann::json summary = {
+      {"name", name_},
+      {"seed", seed_},
+      {"status", diverged ? "diverged" : "completed"},
+      {"version", SGDSIM_VERSION_STRING},
+      {"algorithm", algorithm_},
+      {"nodes", topology_.nodes},
+      {"edges", topology_.edges.size()},
+      {"dimension", model_->dimension()},
+      {"final", observation::to_json(last)},
+      {"totals",
+       {{"bits_sent", last.bits_sent},
+        {"bytes_on_wire", last.bytes_on_wire},
+        {"messages", last.messages},
+        {"triggers", triggers},
+        {"sim_time_s", end}}},
+      {"simulated_time_s", observation::time_split_json(last)},
+      {"per_node", per_node},
+      {"wall_clock_s",
+       {{"total", wall},
+        {"gradient", gradient},
+        {"compression", compression},
+        {"evaluation", evaluation},
+        {"optimum", optimum_seconds},
+        {"simulator_and_protocol", wall - optimum_seconds - gradient - compression - evaluation}}},
+      {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0}};
+  if (diverged) {
+    const Divergence& where = diverged->where();
+    summary["divergence"] = {{"step", where.step},
+                             {"node", where.node ? nlohmann::json(*where.node) : nlohmann::json()},
+                             {"quantity", where.quantity},
+                             {"detail", where.detail},
+                             {"message", diverged->what()}};
+    diverged_ = diverged;
+  }
+  return summary;
 }
 
 nlohmann::json load_document(const std::string& file, const std::vector<std::string>& overrides) {
@@ -233,6 +333,8 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   }
   write_file(temporary / "summary.json", summary.dump(2) + "\n");
   output.publish();
+  // A diverged run is a complete result (its trace up to the divergence); the caller exits with 3.
+  if (scenario.diverged()) throw *scenario.diverged();
 }
 
 }  // namespace sgdsim::scenarios

@@ -4,6 +4,7 @@
 // succeeded.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "algorithms/learning/model.hpp"
 #include "algorithms/learning/partition.hpp"
 #include "algorithms/protocols/protocol.hpp"
+#include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
 #include "observation/observer.hpp"
@@ -47,8 +49,12 @@ class Scenario {
   protocols::Protocol& protocol() { return *protocol_; }
 
   // Simulates the scenario (once per process), writing trace rows to `trace` as they complete. Returns the
-  // summary (final row, totals, per-node totals, wall-clock split).
+  // summary (status, final row, totals, per-node totals, wall-clock split). A run that diverges stops at the
+  // first non-finite value; its summary says where, and diverged() holds it afterwards.
   nlohmann::json simulate(std::ostream& trace, bool progress);
+  const std::optional<Diverged>& diverged() const { return diverged_; }
+  // The estimated peak memory (bytes) and its parts, as checked against memory_limit() during validation.
+  const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
 
  private:
   nlohmann::json resolved_;
@@ -65,13 +71,16 @@ class Scenario {
   WallClock clock_;
   protocols::Environment environment_;
   std::unique_ptr<protocols::Protocol> protocol_;
+  std::optional<Diverged> diverged_;
+  std::vector<std::pair<std::string, double>> memory_;
 };
 
 // Reads a scenario file (comments allowed) and applies "path=value" overrides in order.
 nlohmann::json load_document(const std::string& file, const std::vector<std::string>& overrides);
 
 // `sgdsim run`: validates, simulates and writes DIR/{trace.csv, summary.json, resolved.json} atomically (a
-// temporary sibling renamed into place). Refuses an existing DIR unless `force`.
+// temporary sibling renamed into place). Refuses an existing DIR unless `force`. A run that diverged is
+// written like any other, then its Diverged is thrown (the CLI exits with exit_diverged).
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
                       const std::string& directory, bool force, bool progress);
 

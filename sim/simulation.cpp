@@ -22,6 +22,7 @@ namespace s4u = simgrid::s4u;
 struct Failure {
   std::string message;
   bool input_error = false;
+  std::optional<Diverged> diverged;
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -110,10 +111,15 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
         ports[i]->wait_sends();
       } catch (const simgrid::ForcefulKillException&) {
         throw;  // SimGrid unwinding a killed actor: must pass through
+      } catch (const Diverged& e) {
+        if (!failure) {
+          failure = Failure{e.what(), false, e};
+          s4u::Actor::kill_all();
+        }
       } catch (const std::exception& e) {
         if (!failure) {
           failure = Failure{"node " + std::to_string(i) + ": " + e.what(),
-                            dynamic_cast<const InputError*>(&e) != nullptr};
+                            dynamic_cast<const InputError*>(&e) != nullptr, std::nullopt};
           // Nothing useful can follow; stop the other nodes instead of letting them deadlock.
           s4u::Actor::kill_all();
         }
@@ -123,13 +129,14 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   }
   network.open_neighbor_channels(topology);
   s4u::Engine::on_deadlock_cb([&] {
-    if (!failure) failure = Failure{deadlock_report(ports, done), false};
+    if (!failure) failure = Failure{deadlock_report(ports, done), false, std::nullopt};
   });
 
   engine.run();
   const double end = s4u::Engine::get_clock();
   network.release();
   if (failure) {
+    if (failure->diverged) throw failure->diverged->at_time(end);
     if (failure->input_error) throw InputError(failure->message);
     throw std::runtime_error(failure->message);
   }

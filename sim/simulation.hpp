@@ -34,7 +34,8 @@ using NodeBody = std::function<void(std::size_t node, Port& port)>;
 
 // Runs the simulation to completion and returns the final simulated time in seconds. An exception escaping a
 // node body, or a deadlock, is rethrown here as std::runtime_error (an InputError stays an InputError) naming
-// the node; it never aborts the process. Must be called at most once per process.
+// the node; it never aborts the process. A Diverged stays a Diverged and gains the simulated time at which
+// the run stopped. Must be called at most once per process.
 double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body);
 
 }  // namespace sgdsim::sim

@@ -8,6 +8,10 @@
 #include "topologies/generators.hpp"
 #include "topologies/topology.hpp"
 
+namespace sgdsim {
+class Spec;
+}
+
 namespace sgdsim::topology {
 
 // Sorts, orients (a < b) and deduplicates the edges and fills the adjacency lists; every link gets `link`.
@@ -18,6 +22,14 @@ Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edg
 std::vector<std::size_t> components(const Topology& topology);
 // "" for a connected graph, else "3 connected components (node 5 cannot be reached from node 0)".
 std::string describe_components(const Topology& topology);
+
+// Rough peak bytes of a graph with `edges` edges on `nodes` nodes, through to the simulator's platform: the
+// generated and sorted edge lists, the adjacency lists, the mixing weights and SimGrid's hosts, split-duplex
+// links and routes (measured, rounded up). Scenario validation adds it to its memory estimate; generators of
+// dense graphs check it before drawing a single edge.
+double topology_bytes(std::size_t nodes, double edges);
+// Throws InputError (naming `spec`'s "nodes") when topology_bytes alone exceeds the memory limit.
+void require_topology_memory(const Spec& spec, std::size_t nodes, double edges);
 
 // Limits that keep generation and the simulator's platform within what one machine can hold.
 inline constexpr std::int64_t max_nodes = 100000;

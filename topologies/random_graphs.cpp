@@ -13,6 +13,8 @@ namespace sgdsim::topology {
 namespace {
 
 constexpr int max_draws = 1000;
+// Expected isolated nodes above which G(n, p) is refused without drawing (e^-30 ≈ 1e-13 per draw).
+constexpr double isolated_limit = 30;
 
 // Redraws from one stream until the graph is connected.
 template <typename Draw>
@@ -32,9 +34,19 @@ Topology draw_connected(Spec& spec, const std::string& kind, std::size_t nodes, 
 Topology erdos_renyi(Spec& spec, std::uint64_t seed, const std::string&) {
   const auto n = static_cast<std::size_t>(spec.integer("nodes"));
   const double p = spec.number("p");
-  const std::string hint =
-      fmt::format("; G(n, p) is connected with high probability only for p above ln(n)/n = {:.4g}",
-                  std::log(static_cast<double>(n)) / static_cast<double>(n));
+  const double threshold = std::log(static_cast<double>(n)) / static_cast<double>(n);
+  const std::string hint = fmt::format(
+      "; G(n, p) is connected with high probability only for p above ln(n)/n = {:.4g}", threshold);
+  // Each draw costs n^2/2 random numbers (97 s for 1000 draws at n = 10000), so a graph that is almost never
+  // connected is refused before drawing: with μ = n (1 − p)^(n−1) isolated nodes expected, a draw has no
+  // isolated node with probability about e^−μ, and μ > isolated_limit makes all the draws fail.
+  const double isolated = static_cast<double>(n) * std::pow(1.0 - p, static_cast<double>(n - 1));
+  if (isolated > isolated_limit) {
+    spec.fail("p", fmt::format("G(n = {}, p = {:.4g}) is almost never connected: {:.4g} isolated nodes "
+                               "are expected in a draw (about e^-{:.4g} of the draws have none){}",
+                               n, p, isolated, isolated, hint));
+  }
+  require_topology_memory(spec, n, p * 0.5 * static_cast<double>(n) * static_cast<double>(n - 1));
   return draw_connected(spec, "erdos_renyi", n, seed, hint,
                         [&](Rng& rng) { return std::optional<EdgeList>(erdos_renyi_edges(n, p, rng)); });
 }
@@ -48,6 +60,7 @@ Topology random_regular(Spec& spec, std::uint64_t seed, const std::string&) {
   if (2 * d > n - 1 && n > static_cast<std::size_t>(max_dense_nodes))
     spec.fail("degree",
               "a dense random regular graph is limited to " + std::to_string(max_dense_nodes) + " nodes");
+  require_topology_memory(spec, n, 0.5 * static_cast<double>(n) * static_cast<double>(d));
   return draw_connected(spec, "random_regular", n, seed, "",
                         [&](Rng& rng) { return random_regular_edges(n, d, rng); });
 }

@@ -47,6 +47,7 @@ const bool registered =
                       {}},
                      [](Spec& spec, std::uint64_t, const std::string&) {
                        const std::size_t n = count(spec, "nodes");
+                       require_topology_memory(spec, n, 0.5 * static_cast<double>(n) * (n - 1));
                        return build_topology("complete", n, complete_edges(n), {});
                      }) &&
     topologies().add({"star", "Node 0 linked to every other node.", {nodes_key(2, max_nodes)}, {}},

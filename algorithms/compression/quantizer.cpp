@@ -113,13 +113,14 @@ float bucket_norm(std::span<const float> values, Norm norm, const std::string& m
     // The largest magnitude's bits are the largest bits of |x| (finite floats order like their bits).
     const std::uint32_t bits = simd::max_abs_bits(values.data(), values.size());
     if (bits >= 0x7F800000u)
-      throw InputError(method + ": cannot quantize a vector with infinite or NaN values");
+      throw NonFiniteInput(method + ": cannot quantize a vector with infinite or NaN values");
     return std::bit_cast<float>(bits);
   }
   const BucketNorms norms = bucket_norms(values, norm == Norm::l2 ? NormsWanted::l2 : NormsWanted::max_abs);
-  if (norms.non_finite) throw InputError(method + ": cannot quantize a vector with infinite or NaN values");
+  if (norms.non_finite)
+    throw NonFiniteInput(method + ": cannot quantize a vector with infinite or NaN values");
   const float value = norm == Norm::l2 ? static_cast<float>(std::sqrt(norms.sum_squares)) : norms.max_abs;
-  if (!std::isfinite(value)) throw InputError(method + ": the norm of a bucket overflows float32");
+  if (!std::isfinite(value)) throw NonFiniteInput(method + ": the norm of a bucket overflows float32");
   return value;
 }
 

@@ -23,7 +23,7 @@ void ScaledSign::encode_into(std::span<const float> values, Rng& /*rng*/, Bytes&
   for (std::size_t begin = 0; begin < d; begin += bucket) {
     const auto part = values.subspan(begin, std::min(bucket, d - begin));
     const BucketNorms norms = bucket_norms(part, NormsWanted::l1);
-    if (norms.non_finite) throw InputError("sign: cannot compress a vector with infinite or NaN values");
+    if (norms.non_finite) throw NonFiniteInput("sign: cannot compress a vector with infinite or NaN values");
     const auto scale = static_cast<float>(norms.sum_abs / static_cast<double>(part.size()));
     writer.reserve(32 + part.size());
     writer.write_float(scale);

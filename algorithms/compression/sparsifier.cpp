@@ -140,7 +140,7 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
     const std::size_t i = static_cast<std::size_t>(
         std::find_if(values.begin(), values.end(), [](float x) { return !std::isfinite(x); }) -
         values.begin());
-    throw InputError("sparsifier: value at index " + std::to_string(i) + " is not finite");
+    throw NonFiniteInput("sparsifier: value at index " + std::to_string(i) + " is not finite");
   };
   if (selection_ == Selection::top) {
     // The selection's vector pass also looks for non-finite values (and top-k draws no random numbers).

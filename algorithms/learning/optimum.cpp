@@ -5,6 +5,8 @@
 #include <deque>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "algorithms/learning/generalized_linear_model.hpp"
 #include "algorithms/learning/softmax_model.hpp"
 #include "common/error.hpp"
@@ -83,8 +85,21 @@ VectorXd newton(const GeneralizedLinearModel& model, const Dataset& data) {
   return theta;
 }
 
-VectorXd lbfgs(const ModelBase& model, const Dataset& data) {
+// The work budget counts sample·parameter products (one evaluation of f over the training set costs samples·d
+// of them). Counting work rather than seconds keeps f* (and so the trace) the same on every machine.
+VectorXd lbfgs(const ModelBase& model, const Dataset& data, double work_budget) {
   const Objective f(model, data);
+  const double per_evaluation = static_cast<double>(data.samples()) * static_cast<double>(model.dimension());
+  double work = per_evaluation;
+  const auto over_budget = [&] {
+    if (work <= work_budget) return;
+    throw InputError(fmt::format(
+        "model: f* was not reached within the solver's budget of {:.3g} sample-parameter products ({} "
+        "evaluations of the loss over {} samples x {} parameters); use a smaller training set or "
+        "eval.suboptimality = false",
+        work_budget, static_cast<long long>(work_budget / per_evaluation), data.samples(),
+        model.dimension()));
+  };
   VectorXd theta = VectorXd::Zero(static_cast<Eigen::Index>(model.dimension()));
   VectorXd gradient, trial_gradient;
   double value = f(theta, gradient);
@@ -115,6 +130,8 @@ VectorXd lbfgs(const ModelBase& model, const Dataset& data) {
     bool moved = false;
     for (int halving = 0; halving < 60; ++halving, t /= 2) {
       const VectorXd trial = theta + t * direction;
+      work += per_evaluation;
+      over_budget();
       const double trial_value = f(trial, trial_gradient);
       if (trial_value <= value + 1e-4 * t * slope) {
         VectorXd s = trial - theta, y = trial_gradient - gradient;
@@ -150,7 +167,7 @@ bool has_optimum(const Model& model) {
   return base && base->convex();
 }
 
-std::vector<double> solve_minimizer(const Model& model, const Dataset& train) {
+std::vector<double> solve_minimizer(const Model& model, const Dataset& train, double work_budget) {
   const ModelBase& base = convex_model(model);
   if (train.samples() == 0) throw InputError("model: no training samples to compute the optimum on");
   VectorXd theta;
@@ -158,12 +175,12 @@ std::vector<double> solve_minimizer(const Model& model, const Dataset& train) {
   if (glm && glm->dimension() <= newton_max_dimension)
     theta = newton(*glm, train);
   else
-    theta = lbfgs(base, train);
+    theta = lbfgs(base, train, work_budget);
   return {theta.data(), theta.data() + theta.size()};
 }
 
-double solve_optimum(const Model& model, const Dataset& train) {
-  const std::vector<double> theta = solve_minimizer(model, train);
+double solve_optimum(const Model& model, const Dataset& train, double work_budget) {
+  const std::vector<double> theta = solve_minimizer(model, train, work_budget);
   return convex_model(model).evaluate(theta, train).loss;
 }
 

@@ -1,7 +1,11 @@
 #include "algorithms/protocols/local_step.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
+#include "algorithms/compression/simd.hpp"
+#include "common/error.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -33,7 +37,10 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
   // Sampling with replacement keeps every step's batch independent of the others.
   for (auto& index : batch_) index = shard[batches.below(shard.size())];
   WallClock::Scope timer(environment_.clock, WallClock::Part::gradient);
-  environment_.model->loss_and_gradient(x, *environment_.train, batch_, gradient_);
+  const double loss = environment_.model->loss_and_gradient(x, *environment_.train, batch_, gradient_);
+  // The step is filled in by whoever knows it (the scenario); the check is one pass over d floats.
+  if (!std::isfinite(loss)) throw Diverged({"minibatch loss", -1, node, {}, -1});
+  require_finite(gradient_, "gradient", node, -1);
   return gradient_;
 }
 
@@ -42,6 +49,19 @@ std::vector<float> initial_model(const Environment& environment) {
   Rng init = Rng::stream(environment.seed, 0, Purpose::init);
   environment.model->initialize(x, init);
   return x;
+}
+
+void require_finite(std::span<const float> values, const char* quantity, std::size_t node,
+                    std::int64_t step) {
+  if (!compression::simd::any_non_finite(values.data(), values.size())) return;
+  const auto bad = std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+  const float value = *bad;
+  throw Diverged({quantity, step, node,
+                  "coordinate " + std::to_string(bad - values.begin()) + " is " +
+                      (std::isnan(value) ? "NaN"
+                       : value > 0       ? "+inf"
+                                         : "-inf"),
+                  -1});
 }
 
 void axpy(std::span<float> x, float a, std::span<const float> y) {
@@ -59,6 +79,9 @@ double squared_norm(std::span<const float> x) {
 namespace sgdsim::protocols {
 void observe(const Environment& environment, std::int64_t step, std::size_t node, std::span<const float> x,
              NodeStats& stats, protocols::Port& port) {
+  // Every protocol calls this at the end of every step: the one place where each node's model is checked.
+  require_finite(x, "model", node, step);
+  if (environment.probe) environment.probe->reached(step, node);
   if (!environment.probe || !environment.probe->wants(step)) return;
   stats.time = port.now();  // first: it completes the work charged so far
   const protocols::Counters& counters = port.counters();

@@ -48,6 +48,9 @@ std::vector<float> initial_model(const Environment& environment);
 // x += a * y
 void axpy(std::span<float> x, float a, std::span<const float> y);
 double squared_norm(std::span<const float> x);
+// Throws Diverged naming `quantity`, the node, the step (-1: not known here) and the first bad coordinate
+// when `values` holds an infinite or NaN value.
+void require_finite(std::span<const float> values, const char* quantity, std::size_t node, std::int64_t step);
 
 }  // namespace sgdsim::protocols
 

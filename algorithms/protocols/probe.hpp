@@ -29,6 +29,12 @@ class Probe {
   virtual bool wants(std::int64_t step) const = 0;
   virtual void observe(std::int64_t step, std::size_t node, std::span<const float> model,
                        const NodeStats& stats) = 0;
+  // Called at the end of every step of every node, with its (finite) model already checked; lets the probe
+  // know which step a node is in when something goes wrong mid-step.
+  virtual void reached(std::int64_t step, std::size_t node) {
+    (void)step;
+    (void)node;
+  }
 };
 
 }  // namespace sgdsim::protocols
