@@ -107,7 +107,7 @@ run_bandwidth() {
       --title "$topo: simulated time to training loss $target vs link bandwidth" -o "$figs/bandwidth-$topo.png"
     # Dashed lines mark where a compressed method and its uncompressed counterpart take equal time.
     local pairs=(--pair choco dpsgd --pair sparq-H5-c100 dpsgd --pair sparq-H1-c300 dpsgd
-      --pair allgather-nuqsgd4 allgather-fp32 --pair sparq-H5-c100 choco --pair sparq-H1-c300 choco)
+      --pair allgather-nuqsgd4 ring-allreduce-fp32 --pair sparq-H5-c100 choco --pair sparq-H1-c300 choco)
     $analyze crossover "$out/bandwidth-$topo" --target $target "${pairs[@]}" --gp "$figs/bandwidth-$topo.gp" \
       -o "$tables/bandwidth-$topo.md"
     shrink "$figs/bandwidth-$topo.png"
