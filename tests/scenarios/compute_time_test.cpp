@@ -148,3 +148,25 @@ TEST_CASE("a profile without a throughput for the scenario's compressor is an in
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("profile.json: $.memory_bandwidth") != std::string::npos);
 }
+
+TEST_CASE("sgdsim calibrate writes a profile that scenarios accept, with every compressor kind") {
+  const auto folder = temporary_folder("calibrate");
+  const auto result =
+      run_command(std::string(SGDSIM_BINARY) + " calibrate --dimension 4096 --repetitions 1 " +
+                  "--min-seconds 0.0001 -o " + (folder / "profile.json").string());
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const json profile = json::parse(read_text(folder / "profile.json"));
+  CHECK(profile["host_speed"].get<double>() > 0);
+  CHECK(profile["memory_bandwidth"].get<double>() > 0);
+  for (const char* kind : {"none", "qsgd", "qsgdinf", "nuqsgd", "topk", "randk", "sign", "compose"}) {
+    INFO(kind);
+    CHECK(profile["codecs"][kind]["encode"].get<double>() > 0);
+    CHECK(profile["codecs"][kind]["decode"].get<double>() > 0);
+  }
+  json scenario = two_node_dpsgd(json::object());
+  scenario["compute"] = {{"profile", (folder / "profile.json").string()}};
+  const Run run = run_scenario(scenario, "calibrated-profile");
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.summary["simulated_time_s"]["encode"].get<double>() > 0);
+}
