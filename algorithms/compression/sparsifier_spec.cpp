@@ -54,12 +54,14 @@ std::unique_ptr<Compressor> make_compose(Spec& spec) {
 }
 
 const bool registered =
-    compressors().add({"topk",
-                       "Top-k: the k coordinates of largest magnitude, as (index gaps, fp32 values).",
-                       sparsifier_keys(),
-                       {"sparsifier"},
-                       {json::parse(R"({"kind": "topk", "k": 10})")}},
-                      make_alone) &&
+    compressors().add(
+        {"topk",
+         "Top-k: the k coordinates of largest magnitude, as (index gaps, fp32 values).",
+         sparsifier_keys(),
+         {"sparsifier"},
+         // The first example is also the configuration `sgdsim calibrate` prices.
+         {json::parse(R"({"kind": "topk", "fraction": 0.05})"), json::parse(R"({"kind": "topk", "k": 10})")}},
+        make_alone) &&
     compressors().add({"randk",
                        "Rand-k: k coordinates drawn uniformly without replacement, unscaled (biased, "
                        "contractive), as (index gaps, fp32 values).",
@@ -76,7 +78,10 @@ const bool registered =
               .items(2, 2)
               .needing({"sparsifier", "codes_values"})},
          {},
-         {json::parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 12},
+         // The first example (SignTopK, as in CHOCO-SGD's experiments) is what `sgdsim calibrate` prices.
+         {json::parse(
+              R"({"kind": "compose", "stages": [{"kind": "topk", "fraction": 0.05}, {"kind": "sign"}]})"),
+          json::parse(R"({"kind": "compose", "stages": [{"kind": "topk", "k": 12},
                                                                       {"kind": "qsgd", "levels": 2}]})"),
           json::parse(R"({"kind": "compose", "stages": [{"kind": "randk", "k": 12},
                                                                       {"kind": "nuqsgd", "coding": "fixed"}]})"),
