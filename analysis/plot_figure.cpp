@@ -2,17 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "analysis/run_groups.hpp"
+#include "analysis/target.hpp"
+#include "analysis/target_table.hpp"
 #include "common/error.hpp"
-#include "common/keys.hpp"
-#include "common/units.hpp"
-#include "scenarios/scenario.hpp"
 
 namespace sgdsim::analysis {
 namespace {
@@ -22,17 +20,11 @@ struct Quantity {
   std::string label;   // axis label, with units
 };
 
-const std::map<std::string, Quantity>& x_quantities() {
+const std::map<std::string, Quantity>& named_quantities() {
   static const std::map<std::string, Quantity> table = {
       {"bits", {"bits_sent", "payload bits sent, all nodes, cumulative (bits)"}},
       {"time", {"sim_time_s", "simulated time (s)"}},
       {"step", {"step", "step (iterations)"}},
-  };
-  return table;
-}
-
-const std::map<std::string, Quantity>& y_quantities() {
-  static const std::map<std::string, Quantity> table = {
       {"loss", {"train_loss", "training loss of the average model"}},
       {"accuracy", {"test_accuracy", "test accuracy of the average model (fraction)"}},
       {"consensus",
@@ -42,91 +34,25 @@ const std::map<std::string, Quantity>& y_quantities() {
   return table;
 }
 
+// A named quantity, or a trace column by its own name (checked against the traces when read).
+Quantity quantity(const std::string& name) {
+  auto it = named_quantities().find(name);
+  if (it != named_quantities().end()) return it->second;
+  if (name.empty()) throw InputError("plot: an empty axis name");
+  return {name, name};
+}
+
 std::string number_text(double value) {
   return fmt::format("{:g}", value);
 }
 
-std::string last_segment(const std::string& path) {
-  const auto dot = path.rfind('.');
-  return dot == std::string::npos ? path : path.substr(dot + 1);
-}
-
-std::string shorten(const std::string& text) {
-  return text.size() <= 48 ? text : text.substr(0, 45) + "...";
-}
-
-// The parameters that take more than one value among the runs.
-std::vector<std::string> varied_parameters(const std::vector<RunData>& runs,
-                                           const std::set<std::string>& excluded) {
-  std::set<std::string> keys;
-  for (const auto& run : runs) {
-    for (const auto& [key, value] : run.parameters) keys.insert(key);
-  }
-  std::vector<std::string> varied;
-  for (const auto& key : keys) {
-    if (excluded.count(key)) continue;
-    std::set<std::string> values;
-    for (const auto& run : runs) values.insert(run.parameter(key).value_or(""));
-    if (values.size() > 1) varied.push_back(key);
-  }
-  return varied;
-}
-
-struct Group {
-  std::string legend;
-  std::vector<const RunData*> runs;
-};
-
-std::vector<Group> group_runs(const std::vector<RunData>& runs, const std::vector<std::string>& keys) {
-  std::vector<Group> groups;
-  std::map<std::vector<std::string>, std::size_t> position;
-  for (const auto& run : runs) {
-    std::vector<std::string> values;
-    for (const auto& key : keys) values.push_back(run.parameter(key).value_or(""));
-    auto [it, fresh] = position.emplace(values, groups.size());
-    if (fresh) {
-      Group group;
-      if (keys.size() == 1) {
-        group.legend = shorten(values[0].empty() ? "(none)" : values[0]);
-      } else {
-        for (std::size_t k = 0; k < keys.size(); ++k) {
-          group.legend += (k ? ", " : "") + last_segment(keys[k]) + "=" + shorten(values[k]);
-        }
-      }
-      groups.push_back(group);
-    }
-    groups[it->second].runs.push_back(&run);
-  }
-  if (keys.empty() && !groups.empty()) {
-    groups[0].legend = runs.size() == 1 ? runs[0].name : "mean of " + std::to_string(runs.size()) + " runs";
-  }
-  return groups;
-}
-
-std::size_t require_column(const RunData& run, const std::string& column) {
-  auto c = run.trace.column(column);
-  if (!c) {
-    std::string known;
-    for (const auto& h : run.trace.header) known += (known.empty() ? "" : ", ") + h;
-    throw InputError(run.dir + "/trace.csv: no column \"" + column + "\" (it has " + known + ")");
-  }
-  return *c;
-}
-
 SeriesRow summarise(double x, const std::vector<double>& values) {
-  SeriesRow row;
-  row.x = x;
-  row.runs = values.size();
-  row.min = *std::min_element(values.begin(), values.end());
-  row.max = *std::max_element(values.begin(), values.end());
-  double sum = 0;
-  for (double v : values) sum += v;
-  row.mean = sum / static_cast<double>(values.size());
-  return row;
+  const Spread s = spread_of(values);
+  return {x, s.mean, s.min, s.max, values.size()};
 }
 
 // Curves: rows are matched across seeds by step; x and y are averaged over the seeds at each common step.
-Series curve(const Group& group, const Quantity& x, const Quantity& y, bool log_x, bool log_y,
+Series curve(const RunGroup& group, const Quantity& x, const Quantity& y, bool log_x, bool log_y,
              std::vector<std::string>& notes) {
   std::map<double, std::vector<std::pair<double, double>>> by_step;
   for (const RunData* run : group.runs) {
@@ -149,9 +75,7 @@ Series curve(const Group& group, const Quantity& x, const Quantity& y, bool log_
     if (pairs.size() != group.runs.size()) continue;  // a step not evaluated by every seed
     std::vector<double> xs, ys;
     for (const auto& [xv, yv] : pairs) xs.push_back(xv), ys.push_back(yv);
-    double xsum = 0;
-    for (double v : xs) xsum += v;
-    series.rows.push_back(summarise(xsum / static_cast<double>(xs.size()), ys));
+    series.rows.push_back(summarise(spread_of(xs).mean, ys));
   }
   if (series.rows.empty()) {
     notes.push_back(group.legend + ": no " + y.column +
@@ -160,55 +84,21 @@ Series curve(const Group& group, const Quantity& x, const Quantity& y, bool log_
   return series;
 }
 
-double bandwidth_bits(const RunData& run, const std::string& key) {
-  // The scenario's declarations say whether the key is a bandwidth, not a list of known paths.
-  const keys::Key* declared = keys::find_key(scenarios::scenario_keys(), run.resolved, key);
-  if (!declared || declared->type != keys::Type::bandwidth)
-    throw InputError("plot: --bandwidth-key " + key +
-                     " is not a bandwidth key of the scenario format (sgdsim docs "
-                     "scenario lists them)");
-  auto text = run.parameter(key);
-  if (!text)
-    throw InputError(run.dir + ": no parameter \"" + key +
-                     "\" to put on the bandwidth axis (see --bandwidth-key)");
-  std::optional<double> bytes = units::bandwidth(*text);
-  if (!bytes) bytes = csv_number(*text);  // a plain number is bytes/s, as in scenarios
-  if (!bytes || !(*bytes > 0)) {
-    throw InputError(run.dir + ": " + key + " = \"" + *text + "\" is not a bandwidth such as \"100Mbps\"");
-  }
-  return *bytes * 8;
-}
-
-Series time_to_target(const Group& group, const std::string& key, double target,
-                      std::vector<std::string>& notes) {
-  std::map<double, std::vector<double>> times;
-  std::map<double, std::size_t> attempts;
-  for (const RunData* run : group.runs) {
-    const double bandwidth = bandwidth_bits(*run, key);
-    ++attempts[bandwidth];
-    const std::size_t loss = require_column(*run, "train_loss");
-    const std::size_t time = require_column(*run, "sim_time_s");
-    for (const auto& row : run->trace.rows) {
-      auto l = csv_number(row[loss]);
-      auto t = csv_number(row[time]);
-      if (l && t && *l <= target) {
-        times[bandwidth].push_back(*t);
-        break;
-      }
-    }
-  }
+// One series of a bandwidth plot from the table's row: points where every seed reached the target.
+Series time_to_target(const BandwidthTable& table, std::size_t g, std::vector<std::string>& notes) {
   Series series;
-  series.legend = group.legend;
-  for (const auto& [bandwidth, count] : attempts) {
-    const auto& reached = times[bandwidth];
-    if (reached.size() < count) {
+  series.legend = table.series[g];
+  for (std::size_t b = 0; b < table.bandwidths.size(); ++b) {
+    const Reach& r = table.cells[g][b];
+    if (r.runs == 0) continue;
+    if (!r.seconds) {
       // An average over only the seeds that made it would flatter the method; leave the point out.
-      notes.push_back(group.legend + " at " + number_text(bandwidth) +
-                      " bit/s: " + std::to_string(count - reached.size()) + " of " + std::to_string(count) +
-                      " runs never reached training loss " + number_text(target) + "; point left out");
+      notes.push_back(series.legend + " at " + number_text(table.bandwidths[b]) +
+                      " bit/s: " + std::to_string(r.runs - r.reached) + " of " + std::to_string(r.runs) +
+                      " runs never reached " + table.target.text() + "; point left out");
       continue;
     }
-    series.rows.push_back(summarise(bandwidth, reached));
+    series.rows.push_back({table.bandwidths[b], r.seconds->mean, r.seconds->min, r.seconds->max, r.runs});
   }
   return series;
 }
@@ -233,58 +123,61 @@ Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request
   const bool bandwidth_plot = request.x == "bandwidth";
   if (bandwidth_plot != (y == "time-to-target")) {
     throw InputError(
-        "plot: --y time-to-target goes with --x bandwidth (time to reach the target loss against the "
-        "link bandwidth); other figures use --x bits, time or step");
+        "plot: --y time-to-target goes with --x bandwidth (time to reach the target against the link "
+        "bandwidth); other figures put a trace column on each axis");
   }
   if (bandwidth_plot && !request.target) {
-    throw InputError("plot: --y time-to-target needs --target LOSS (the training loss to reach)");
+    throw InputError("plot: --y time-to-target needs --target VALUE (the value of --metric to reach)");
   }
-  if (!bandwidth_plot && !x_quantities().count(request.x)) throw InputError("plot: unknown --x " + request.x);
-  if (!bandwidth_plot && !y_quantities().count(y)) throw InputError("plot: unknown --y " + y);
+  if (!bandwidth_plot && !request.baselines.empty()) {
+    throw InputError("plot: --baseline marks crossovers on bandwidth plots (--x bandwidth) only");
+  }
 
-  std::vector<std::string> keys = request.group;
-  if (keys.empty()) {
-    std::set<std::string> excluded = {"seed"};
-    if (bandwidth_plot) excluded.insert(request.bandwidth_key);
-    keys = varied_parameters(runs, excluded);
-  } else {
-    for (const auto& key : keys) {
-      const bool known =
-          std::any_of(runs.begin(), runs.end(), [&](const RunData& r) { return r.parameter(key); });
-      if (!known) {
-        throw InputError("plot: --group " + key +
-                         ": no run has this parameter (use an index column or a dotted "
-                         "scenario path such as algorithm.kind)");
-      }
-    }
-  }
-  const std::vector<Group> groups = group_runs(runs, keys);
+  std::set<std::string> excluded = {"seed"};
+  if (bandwidth_plot) excluded.insert(request.bandwidth_key);
+  const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, request.group, excluded));
 
   Figure figure;
   if (bandwidth_plot) {
+    const Target target = make_target(request.metric, *request.target);
+    const BandwidthTable table = bandwidth_table(groups, request.bandwidth_key, target, request.baselines);
     figure.x_label = "link bandwidth (bit/s)";
-    figure.y_label = "simulated time to reach training loss " + number_text(*request.target) + " (s)";
+    figure.y_label = "simulated time to reach " + target.text() + " (s)";
     figure.log_x = figure.log_y = true;
     figure.error_bars = true;
-    for (const auto& group : groups) {
-      figure.series.push_back(time_to_target(group, request.bandwidth_key, *request.target, figure.notes));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      figure.series.push_back(time_to_target(table, g, figure.notes));
     }
-    figure.title = "Time to target loss vs bandwidth";
+    for (const auto& crossing : table.crossings) {
+      for (double b : crossing.crossings)
+        figure.markers.push_back({b, crossing.series + " = " + crossing.baseline});
+    }
+    figure.title = "Time to target vs bandwidth";
   } else {
-    const Quantity& xq = x_quantities().at(request.x);
-    const Quantity& yq = y_quantities().at(y);
+    const Quantity xq = quantity(request.x);
+    const Quantity yq = quantity(y);
+    for (const auto& [option, q] : {std::pair{"--x", &xq}, std::pair{"--y", &yq}}) {
+      for (const auto& run : runs) {
+        try {
+          require_column(run, q->column);
+        } catch (const InputError& e) {
+          throw InputError(std::string("plot: ") + option + " " + q->column + ": " + e.what());
+        }
+      }
+    }
     figure.x_label = xq.label;
     figure.y_label = yq.label;
-    figure.log_x = request.x == "bits";
+    figure.log_x = request.log_x || request.x == "bits";
     figure.log_y = request.log_y || y == "consensus" || y == "suboptimality";
     for (const auto& group : groups) {
       figure.series.push_back(curve(group, xq, yq, figure.log_x, figure.log_y, figure.notes));
     }
-    figure.title = (y == "loss" ? std::string("Training loss") : yq.label.substr(0, yq.label.find(" (")));
+    const auto short_name = [](const Quantity& q) { return q.label.substr(0, q.label.find(" (")); };
+    figure.title = y == "loss" ? std::string("Training loss") : short_name(yq);
     figure.title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(figure.title[0])));
     figure.title += " vs " + (request.x == "bits"   ? std::string("bits sent")
-                              : request.x == "time" ? "simulated time"
-                                                    : "step");
+                              : request.x == "time" ? std::string("simulated time")
+                                                    : short_name(xq));
   }
   if (!request.title.empty()) figure.title = request.title;
   const bool any = std::any_of(figure.series.begin(), figure.series.end(),

@@ -1,8 +1,9 @@
 #pragma once
-// What a plot shows, independent of how it is drawn: curves of a trace figure against bits, simulated time or
-// steps (one per group of runs, seeds averaged with a min/max band), or, for a bandwidth sweep, the simulated
-// time to reach a target loss against the link bandwidth (one line per group, error bars from min to max over
-// seeds). Groups are the distinct combinations of the parameters that vary between the runs (seed excluded,
+// What a plot shows, independent of how it is drawn: curves of one trace column against another (named
+// quantities such as loss or bits, or any column of trace.csv; one curve per group of runs, seeds averaged
+// with a min/max band), or, for a bandwidth sweep, the simulated time to reach a target against the link
+// bandwidth (one line per group, error bars from min to max over seeds, crossovers with baseline series
+// marked). Groups are the distinct combinations of the parameters that vary between the runs (seed excluded,
 // and the bandwidth itself for a bandwidth plot), unless --group names them; legends are made from those
 // parameters.
 #include <cstddef>
@@ -15,12 +16,16 @@
 namespace sgdsim::analysis {
 
 struct PlotRequest {
-  std::string x = "bits";  // bits | time | step | bandwidth
-  std::string y;           // loss | accuracy | consensus | suboptimality | time-to-target; empty: by x
+  std::string x = "bits";  // bits | time | step | bandwidth | any trace column
+  std::string
+      y;  // loss | accuracy | consensus | suboptimality | time-to-target | any trace column; empty: by x
   std::vector<std::string> group;  // grouping parameters; empty: all that vary
-  std::optional<double> target;    // training-loss target of time-to-target
+  std::optional<double> target;    // target value of time-to-target
+  std::string metric = "loss";     // what the target is a value of (see make_target in analysis/target.hpp)
+  std::vector<std::string> baselines;  // bandwidth plots: mark where other series' times cross these series'
   std::string bandwidth_key = "network.link.bandwidth";
   std::string title;
+  bool log_x = false;  // force a log x axis (the default is log for bits and bandwidth)
   bool log_y = false;  // force a log y axis (the default is log for consensus, suboptimality, time-to-target)
 };
 
@@ -37,6 +42,12 @@ struct Series {
   std::vector<SeriesRow> rows;
 };
 
+// A vertical line at x (a crossover), labelled.
+struct Marker {
+  double x = 0;
+  std::string label;
+};
+
 struct Figure {
   std::string title;
   std::string x_label;
@@ -45,13 +56,14 @@ struct Figure {
   bool log_y = false;
   bool error_bars = false;  // points with error bars (bandwidth plots) instead of curves with bands
   std::vector<Series> series;
+  std::vector<Marker> markers;
   std::vector<std::string> notes;  // what was left out and why, for the user
 };
 
 // Validates the request (InputError for impossible combinations or missing columns) and computes the figure.
 Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request);
 
-// The y choices and their trace columns.
+// The named quantities of each axis (any trace column is accepted besides them), for help texts.
 const std::vector<std::string>& plot_x_choices();
 const std::vector<std::string>& plot_y_choices();
 

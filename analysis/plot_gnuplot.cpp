@@ -50,6 +50,16 @@ std::string find_gnuplot() {
   return {};
 }
 
+// Series stay distinguishable beyond one palette: colours cycle fastest, then dash patterns, then (for
+// points) point shapes, so any two of the first 10 × 5 series differ in colour or dash.
+const char* const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                               "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+constexpr std::size_t palette_size = sizeof(palette) / sizeof(palette[0]);
+
+std::string series_style(std::size_t s) {
+  return fmt::format("lc rgb \"{}\" dt {}", palette[s % palette_size], 1 + (s / palette_size) % 5);
+}
+
 }  // namespace
 
 std::string gnuplot_data(const Figure& figure) {
@@ -93,18 +103,26 @@ std::string gnuplot_script(const Figure& figure, const std::string& image_name,
   if (figure.log_y) gp += "set logscale y\n";
   gp += "set grid\nset key outside right top box opaque\nset style fill transparent solid 0.20 noborder\n";
   gp += "set datafile missing \"NaN\"\n";
+  for (std::size_t m = 0; m < figure.markers.size(); ++m) {
+    const std::string x = number(figure.markers[m].x);
+    gp += "set arrow from " + x + ", graph 0 to " + x + ", graph 1 nohead dashtype 2 lc rgb \"gray30\"\n";
+    gp += "set label " + quoted(figure.markers[m].label) + " at " + x + ", graph " +
+          fmt::format("{:.2f}", 0.97 - 0.05 * static_cast<double>(m % 15)) +
+          " right font \",8\" tc rgb \"gray30\" offset -0.4,0\n";
+  }
   std::string plot = "plot ";
   for (std::size_t s = 0; s < figure.series.size(); ++s) {
     const std::string index = "data index " + std::to_string(s);
-    const std::string colour = "lc " + std::to_string(s + 1);
+    const std::string colour = series_style(s);
     const std::string title = "title " + quoted(figure.series[s].legend);
     if (s) plot += ", \\\n     ";
     if (figure.error_bars) {
-      plot += index + " using 1:2:3:4 with yerrorlines " + colour + " lw 2 pt 7 " + title;
+      plot += index + " using 1:2:3:4 with yerrorlines " + colour + " lw 2 pt " + std::to_string(1 + s % 13) +
+              " " + title;
     } else {
       // The band shows the spread over seeds (min to max); the line is the mean.
-      plot += index + " using 1:3:4 with filledcurves " + colour + " notitle, \\\n     " + index +
-              " using 1:2 with lines " + colour + " lw 2 " + title;
+      plot += index + " using 1:3:4 with filledcurves lc rgb \"" + palette[s % palette_size] +
+              "\" notitle, \\\n     " + index + " using 1:2 with lines " + colour + " lw 2 " + title;
     }
   }
   gp += plot + "\n";

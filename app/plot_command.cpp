@@ -1,8 +1,7 @@
-// `sgdsim plot DIR... [--x bits|time|step|bandwidth] [--y
-// loss|accuracy|consensus|suboptimality|time-to-target]
-//  [--group KEY]... [--target LOSS] -o FILE.png|.svg`: draws runs and sweeps with gnuplot, keeping FILE.gp
-//  and
-// FILE.dat beside the figure. See analysis/plot_*.hpp and docs/workflow.md.
+// `sgdsim plot DIR... [--x bits|time|step|bandwidth|COLUMN] [--y loss|accuracy|...|time-to-target|COLUMN]
+//  [--where KEY=VALUE]... [--group KEY]... [--target VALUE [--metric M] [--baseline SERIES]...]
+//  -o FILE.png|.svg`: draws runs and sweeps with gnuplot, keeping FILE.gp and FILE.dat beside the figure.
+// See analysis/plot_*.hpp and docs/workflow.md.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,12 +11,13 @@
 #include "analysis/plot_gnuplot.hpp"
 #include "analysis/plot_runs.hpp"
 #include "app/commands.hpp"
+#include "app/run_selection.hpp"
 
 namespace sgdsim::app {
 namespace {
 
 struct PlotArguments {
-  std::vector<std::string> dirs;
+  RunSelection selection;
   std::string output;
   double target = 0;
   analysis::PlotRequest request;
@@ -26,7 +26,8 @@ struct PlotArguments {
 void plot(PlotArguments& args, bool has_target) {
   using namespace analysis;
   if (has_target) args.request.target = args.target;
-  const std::vector<RunData> runs = collect_runs(args.dirs);
+  args.request.group = args.selection.group;
+  const std::vector<RunData> runs = select_runs(args.selection);
   const Figure figure = build_figure(runs, args.request);
   for (const auto& note : figure.notes) std::fprintf(stderr, "plot: note: %s\n", note.c_str());
   const PlotFiles files = write_gnuplot(figure, args.output);
@@ -42,29 +43,32 @@ void add_plot_command(CLI::App& root) {
   auto args = std::make_shared<PlotArguments>();
   auto* cmd = root.add_subcommand(
       "plot",
-      "Plot runs and sweeps with gnuplot: loss (or accuracy, consensus, suboptimality) against bits, "
-      "simulated time "
-      "or steps; or time to a target loss against bandwidth. Seeds are averaged (min/max band); series are "
-      "the "
-      "combinations of the parameters that vary. FILE.gp and FILE.dat are kept beside the figure");
-  cmd->add_option("dirs", args->dirs, "Run folders and sweep folders")->required();
+      "Plot runs and sweeps with gnuplot: any trace column (loss, accuracy, compression_error, ...) against "
+      "bits, simulated time, steps or another column; or time to a target against bandwidth, with "
+      "crossovers. Seeds are averaged (min/max band); series are the combinations of the parameters that "
+      "vary. FILE.gp and FILE.dat are kept beside the figure");
+  add_run_selection(*cmd, args->selection);
   cmd->add_option("-o,--output", args->output, "Figure file, .png or .svg")->required();
-  cmd->add_option("--x", args->request.x, "x axis: bits (log scale), time, step, or bandwidth")
-      ->check(CLI::IsMember(analysis::plot_x_choices()))
+  cmd->add_option("--x", args->request.x,
+                  "x axis: bits (log scale), time, step, bandwidth, or any trace.csv column")
       ->capture_default_str();
   cmd->add_option("--y", args->request.y,
-                  "y axis: loss, accuracy, consensus, suboptimality; time-to-target with --x bandwidth "
-                  "(default: loss, or time-to-target with --x bandwidth)")
-      ->check(CLI::IsMember(analysis::plot_y_choices()));
-  cmd->add_option(
-      "--group", args->request.group,
-      "Group runs by this parameter (an index column or dotted scenario path); repeatable. Default: "
-      "every parameter that varies, except the seed");
-  auto* target = cmd->add_option("--target", args->target, "Training loss to reach, for --y time-to-target");
+                  "y axis: loss, accuracy, consensus, suboptimality, or any trace.csv column (e.g. "
+                  "compression_error); time-to-target with --x bandwidth (default: loss, or "
+                  "time-to-target with --x bandwidth)");
+  auto* target =
+      cmd->add_option("--target", args->target, "Value of --metric to reach, for --y time-to-target");
+  cmd->add_option("--metric", args->request.metric,
+                  "What --target is a value of: loss, accuracy (reached from below) or a trace column")
+      ->capture_default_str();
+  cmd->add_option("--baseline", args->request.baselines,
+                  "Bandwidth plots: mark the bandwidths where each series' time to target crosses this "
+                  "series' (a legend); repeatable");
   cmd->add_option("--bandwidth-key", args->request.bandwidth_key,
                   "Parameter holding the bandwidth, for --x bandwidth")
       ->capture_default_str();
   cmd->add_option("--title", args->request.title, "Figure title");
+  cmd->add_flag("--log-x", args->request.log_x, "Log-scale x axis");
   cmd->add_flag("--log-y", args->request.log_y, "Log-scale y axis");
   cmd->callback([args, target] { plot(*args, target->count() > 0); });
 }

@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "analysis/csv_table.hpp"
+#include "analysis/plot_runs.hpp"
 #include "tests/support/child.hpp"
 
 namespace sgdsim::analysis_tests {
@@ -76,6 +79,41 @@ inline std::vector<std::string> entries(const fs::path& folder) {
 
 inline std::size_t count_lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A run made in memory, with evaluations at steps 0, 10, ..., 40: loss scale/(1+step), accuracy step/100,
+// compression error step/100, `bits_per_step` bits and `seconds_per_step` simulated seconds per step.
+inline analysis::RunData fake_run(const std::string& method, const std::string& bandwidth, int seed,
+                                  double scale, double bits_per_step, double seconds_per_step) {
+  analysis::RunData run;
+  run.dir = method + "-" + bandwidth + "-" + std::to_string(seed);
+  run.name = method;
+  run.parameters = {{"algorithm.kind", method}, {"network.link.bandwidth", bandwidth}};
+  run.seed = seed;
+  std::string csv =
+      "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,"
+      "consensus_distance,compression_error\n";
+  for (int step = 0; step <= 40; step += 10) {
+    csv += std::to_string(step) + "," + std::to_string(seconds_per_step * step) + "," +
+           std::to_string(bits_per_step * step) + ",0,0,," + std::to_string(scale / (1 + step)) + "," +
+           std::to_string(step / 100.0) + ",," + std::to_string(0.01 * step) + "\n";
+  }
+  run.trace = analysis::parse_csv(csv, run.dir);
+  return run;
+}
+
+// Runs (with the fake runner) a sweep of two methods (dpsgd, choco) x two bandwidths (10Mbps, 1000Mbps) x two
+// seeds into folder/out, and returns that folder.
+inline fs::path fake_method_sweep(const fs::path& folder) {
+  write_text(folder / "s.json", R"({
+    "base": {"network": {"topology": {"kind": "ring", "nodes": 4}}, "algorithm": {"kind": "dpsgd"}},
+    "grid": {"network.link.bandwidth": ["10Mbps", "1000Mbps"], "algorithm.kind": ["dpsgd", "choco"]},
+    "seeds": [1, 2]
+  })");
+  const auto made = run_sgdsim("sweep " + quote((folder / "s.json").string()) + " -o " +
+                               quote((folder / "out").string()) + " -j 2");
+  if (made.exit_code != 0) throw std::runtime_error("fake sweep failed: " + made.output);
+  return folder / "out";
 }
 
 }  // namespace sgdsim::analysis_tests

@@ -12,29 +12,6 @@ using namespace sgdsim;
 using namespace sgdsim::analysis;
 using namespace sgdsim::analysis_tests;
 
-namespace {
-
-// A run whose trace has loss `scale / (1 + step)` and `bits_per_step * step` bits, every 10 steps up to 40.
-RunData fake_run(const std::string& method, const std::string& bandwidth, int seed, double scale,
-                 double bits_per_step, double seconds_per_step) {
-  RunData run;
-  run.dir = method + "-" + bandwidth + "-" + std::to_string(seed);
-  run.name = method;
-  run.parameters = {{"algorithm.kind", method}, {"network.link.bandwidth", bandwidth}};
-  run.seed = seed;
-  std::string csv =
-      "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,consensus_"
-      "distance\n";
-  for (int step = 0; step <= 40; step += 10) {
-    csv += std::to_string(step) + "," + std::to_string(seconds_per_step * step) + "," +
-           std::to_string(bits_per_step * step) + ",0,0,," + std::to_string(scale / (1 + step)) + ",0.5,\n";
-  }
-  run.trace = parse_csv(csv, run.dir);
-  return run;
-}
-
-}  // namespace
-
 TEST_CASE("curves group runs by the varied parameters and average seeds with a min/max band") {
   std::vector<RunData> runs = {
       fake_run("dpsgd", "10Mbps", 1, 1.0, 100, 0.1), fake_run("dpsgd", "10Mbps", 2, 3.0, 100, 0.1),
@@ -125,14 +102,7 @@ TEST_CASE("the gnuplot script references its data, labels axes with units and ha
 
 TEST_CASE("sgdsim plot draws sweeps and runs to png and svg, keeping script and data beside the figure") {
   ScratchDir scratch("plot");
-  write_text(scratch / "s.json", R"({
-    "base": {"network": {"topology": {"kind": "ring", "nodes": 4}}, "algorithm": {"kind": "dpsgd"}},
-    "grid": {"network.link.bandwidth": ["10Mbps", "1000Mbps"], "algorithm.kind": ["dpsgd", "choco"]},
-    "seeds": [1, 2]
-  })");
-  const std::string dir = quote((scratch / "out").string());
-  REQUIRE(run_sgdsim("sweep " + quote((scratch / "s.json").string()) + " -o " + dir + " -j 2").exit_code ==
-          0);
+  const std::string dir = quote(fake_method_sweep(scratch.path()).string());
 
   struct Case {
     std::string options;

@@ -1,0 +1,109 @@
+#include "analysis/run_groups.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "common/error.hpp"
+
+namespace sgdsim::analysis {
+namespace {
+
+std::string last_segment(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+std::string shorten(const std::string& text) {
+  return text.size() <= 48 ? text : text.substr(0, 45) + "...";
+}
+
+bool any_run_has(const std::vector<RunData>& runs, const std::string& key) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [&](const RunData& r) { return r.parameter(key).has_value(); });
+}
+
+}  // namespace
+
+RunFilter parse_run_filter(const std::string& text) {
+  const auto at = text.find('=');
+  if (at == std::string::npos || at == 0 || (at == 1 && text[0] == '!')) {
+    throw InputError("--where " + text + ": expected KEY=VALUE or KEY!=VALUE (e.g. algorithm.kind=choco)");
+  }
+  RunFilter filter;
+  filter.equal = text[at - 1] != '!';
+  filter.key = text.substr(0, filter.equal ? at : at - 1);
+  filter.value = text.substr(at + 1);
+  return filter;
+}
+
+std::vector<RunData> filter_runs(std::vector<RunData> runs, const std::vector<RunFilter>& filters) {
+  for (const auto& filter : filters) {
+    if (!any_run_has(runs, filter.key)) {
+      throw InputError("--where " + filter.key +
+                       ": no run has this parameter (use an index column or a dotted scenario path "
+                       "such as algorithm.kind)");
+    }
+    std::erase_if(runs, [&](const RunData& run) {
+      return (run.parameter(filter.key).value_or("") == filter.value) != filter.equal;
+    });
+  }
+  if (runs.empty()) throw InputError("--where: no run is left after the filters");
+  return runs;
+}
+
+std::vector<std::string> varied_parameters(const std::vector<RunData>& runs,
+                                           const std::set<std::string>& excluded) {
+  std::set<std::string> keys;
+  for (const auto& run : runs) {
+    for (const auto& [key, value] : run.parameters) keys.insert(key);
+  }
+  std::vector<std::string> varied;
+  for (const auto& key : keys) {
+    if (excluded.count(key)) continue;
+    std::set<std::string> values;
+    for (const auto& run : runs) values.insert(run.parameter(key).value_or(""));
+    if (values.size() > 1) varied.push_back(key);
+  }
+  return varied;
+}
+
+std::vector<std::string> grouping_keys(const std::vector<RunData>& runs, const std::vector<std::string>& keys,
+                                       const std::set<std::string>& excluded) {
+  if (keys.empty()) return varied_parameters(runs, excluded);
+  for (const auto& key : keys) {
+    if (!any_run_has(runs, key)) {
+      throw InputError("--group " + key +
+                       ": no run has this parameter (use an index column or a dotted scenario path such "
+                       "as algorithm.kind)");
+    }
+  }
+  return keys;
+}
+
+std::vector<RunGroup> group_runs(const std::vector<RunData>& runs, const std::vector<std::string>& keys) {
+  std::vector<RunGroup> groups;
+  std::map<std::vector<std::string>, std::size_t> position;
+  for (const auto& run : runs) {
+    std::vector<std::string> values;
+    for (const auto& key : keys) values.push_back(run.parameter(key).value_or(""));
+    auto [it, fresh] = position.emplace(values, groups.size());
+    if (fresh) {
+      RunGroup group;
+      if (keys.size() == 1) {
+        group.legend = shorten(values[0].empty() ? "(none)" : values[0]);
+      } else {
+        for (std::size_t k = 0; k < keys.size(); ++k) {
+          group.legend += (k ? ", " : "") + last_segment(keys[k]) + "=" + shorten(values[k]);
+        }
+      }
+      groups.push_back(group);
+    }
+    groups[it->second].runs.push_back(&run);
+  }
+  if (keys.empty() && !groups.empty()) {
+    groups[0].legend = runs.size() == 1 ? runs[0].name : "mean of " + std::to_string(runs.size()) + " runs";
+  }
+  return groups;
+}
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,258 @@
+#include "analysis/target_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analysis/csv_table.hpp"
+#include "common/error.hpp"
+
+namespace sgdsim::analysis {
+namespace {
+
+std::string spread_text(const std::optional<Spread>& s, const char* format) {
+  if (!s) return "–";
+  const auto one = [&](double v) { return fmt::format(fmt::runtime(format), v); };
+  if (s->min == s->max) return one(s->mean);
+  return one(s->mean) + " [" + one(s->min) + ", " + one(s->max) + "]";
+}
+
+// mean, min, max cells (empty when unknown).
+std::vector<std::string> spread_cells(const std::optional<Spread>& s) {
+  if (!s) return {"", "", ""};
+  const auto g = [](double v) { return fmt::format("{:.10g}", v); };
+  return {g(s->mean), g(s->min), g(s->max)};
+}
+
+std::string reached_text(const Reach& r) {
+  return std::to_string(r.reached) + "/" + std::to_string(r.runs);
+}
+
+}  // namespace
+
+Spread spread_of(const std::vector<double>& values) {
+  Spread s;
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+  double sum = 0;
+  for (double v : values) sum += v;
+  s.mean = sum / static_cast<double>(values.size());
+  return s;
+}
+
+Reach reach_of(const std::vector<const RunData*>& runs, const Target& target) {
+  Reach reach;
+  reach.runs = runs.size();
+  std::vector<double> steps, bits, seconds;
+  for (const RunData* run : runs) {
+    const auto row = first_reaching_row(*run, target);
+    if (!row) continue;
+    ++reach.reached;
+    steps.push_back(trace_value(*run, *row, "step").value_or(NAN));
+    bits.push_back(trace_value(*run, *row, "bits_sent").value_or(NAN));
+    seconds.push_back(trace_value(*run, *row, "sim_time_s").value_or(NAN));
+  }
+  if (reach.runs > 0 && reach.reached == reach.runs) {
+    reach.steps = spread_of(steps);
+    reach.bits = spread_of(bits);
+    reach.seconds = spread_of(seconds);
+  }
+  return reach;
+}
+
+std::vector<TargetRow> target_rows(const std::vector<RunGroup>& groups, const std::vector<Target>& targets) {
+  std::vector<TargetRow> rows;
+  for (const auto& target : targets) {
+    for (const auto& group : groups) {
+      TargetRow row{group.legend, target, reach_of(group.runs, target), std::nullopt};
+      std::vector<double> finals;
+      for (const RunData* run : group.runs) {
+        const std::size_t c = require_column(*run, target.column);
+        // The last row that has a value: a diverged run's trace simply ends.
+        for (auto r = run->trace.rows.rbegin(); r != run->trace.rows.rend(); ++r) {
+          if (auto v = csv_number((*r)[c])) {
+            finals.push_back(*v);
+            break;
+          }
+        }
+      }
+      if (!finals.empty()) row.final_value = spread_of(finals);
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::vector<double> crossing_bandwidths(const std::vector<double>& bandwidths,
+                                        const std::vector<std::optional<double>>& baseline,
+                                        const std::vector<std::optional<double>>& series) {
+  std::vector<double> found;
+  for (std::size_t i = 0; i + 1 < bandwidths.size(); ++i) {
+    if (!baseline[i] || !baseline[i + 1] || !series[i] || !series[i + 1]) continue;
+    const double r0 = std::log(*series[i] / *baseline[i]);
+    const double r1 = std::log(*series[i + 1] / *baseline[i + 1]);
+    if ((r0 < 0 && r1 >= 0) || (r0 > 0 && r1 <= 0)) {
+      const double f = r0 / (r0 - r1);
+      found.push_back(
+          std::exp(std::log(bandwidths[i]) + f * (std::log(bandwidths[i + 1]) - std::log(bandwidths[i]))));
+    }
+  }
+  return found;
+}
+
+BandwidthTable bandwidth_table(const std::vector<RunGroup>& groups, const std::string& bandwidth_key,
+                               const Target& target, const std::vector<std::string>& baselines) {
+  BandwidthTable table;
+  table.target = target;
+  std::map<double, std::size_t> column;
+  std::vector<std::map<double, std::vector<const RunData*>>> by_bandwidth(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    table.series.push_back(groups[g].legend);
+    for (const RunData* run : groups[g].runs) {
+      const double b = bandwidth_bits(*run, bandwidth_key);
+      by_bandwidth[g][b].push_back(run);
+      column.emplace(b, 0);
+    }
+  }
+  for (auto& [b, position] : column) {
+    position = table.bandwidths.size();
+    table.bandwidths.push_back(b);
+  }
+  table.cells.assign(groups.size(), std::vector<Reach>(table.bandwidths.size()));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const auto& [b, runs] : by_bandwidth[g]) table.cells[g][column.at(b)] = reach_of(runs, target);
+  }
+  const auto mean_seconds = [&](std::size_t g) {
+    std::vector<std::optional<double>> out;
+    for (const auto& cell : table.cells[g]) {
+      out.push_back(cell.seconds ? std::optional<double>(cell.seconds->mean) : std::nullopt);
+    }
+    return out;
+  };
+  for (std::size_t b = 0; b < table.bandwidths.size(); ++b) {
+    std::optional<std::pair<double, std::string>> best;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& s = table.cells[g][b].seconds;
+      if (s && (!best || s->mean < best->first)) best = std::make_pair(s->mean, table.series[g]);
+    }
+    table.fastest.push_back(best ? best->second : "");
+  }
+  for (const auto& baseline : baselines) {
+    const auto at = std::find(table.series.begin(), table.series.end(), baseline);
+    if (at == table.series.end()) {
+      std::string known;
+      for (const auto& s : table.series) known += (known.empty() ? "" : ", ") + s;
+      throw InputError("--baseline " + baseline + ": no such series (the series are: " + known + ")");
+    }
+    const auto base = mean_seconds(static_cast<std::size_t>(at - table.series.begin()));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (table.series[g] == baseline) continue;
+      const auto mine = mean_seconds(g);
+      Crossing crossing{table.series[g], baseline, {}, crossing_bandwidths(table.bandwidths, base, mine)};
+      for (std::size_t b = 0; b < table.bandwidths.size(); ++b) {
+        if (mine[b] && base[b] && *mine[b] < *base[b]) crossing.faster_at.push_back(table.bandwidths[b]);
+      }
+      table.crossings.push_back(std::move(crossing));
+    }
+  }
+  return table;
+}
+
+std::string bandwidth_text(double bps) {
+  for (const auto& [unit, scale] : {std::pair{"Tbps", 1e12}, {"Gbps", 1e9}, {"Mbps", 1e6}, {"kbps", 1e3}}) {
+    if (bps >= scale) return fmt::format("{:.3g} {}", bps / scale, unit);
+  }
+  return fmt::format("{:.3g} bps", bps);
+}
+
+std::string target_markdown(const std::vector<TargetRow>& rows) {
+  std::string out =
+      "Steps, payload bits and simulated seconds to the first evaluation that reaches the target: mean [min, "
+      "max] over seeds; '–' when some seed never reached it.\n\n"
+      "| series | target | seeds reached | steps | bits sent | simulated s | final value |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const auto& row : rows) {
+    out += "| " + row.series + " | " + row.target.text() + " | " + reached_text(row.reach) + " | " +
+           spread_text(row.reach.steps, "{:.0f}") + " | " + spread_text(row.reach.bits, "{:.3g}") + " | " +
+           spread_text(row.reach.seconds, "{:.3g}") + " | " + spread_text(row.final_value, "{:.4g}") + " |\n";
+  }
+  return out;
+}
+
+std::string target_csv(const std::vector<TargetRow>& rows) {
+  std::string out = csv_line({"series", "column", "direction", "target", "runs", "reached", "steps_mean",
+                              "steps_min", "steps_max", "bits_mean", "bits_min", "bits_max", "seconds_mean",
+                              "seconds_min", "seconds_max", "final_mean", "final_min", "final_max"});
+  for (const auto& row : rows) {
+    std::vector<std::string> cells = {row.series,
+                                      row.target.column,
+                                      row.target.upward ? ">=" : "<=",
+                                      fmt::format("{:.10g}", row.target.value),
+                                      std::to_string(row.reach.runs),
+                                      std::to_string(row.reach.reached)};
+    for (const auto* s : {&row.reach.steps, &row.reach.bits, &row.reach.seconds, &row.final_value}) {
+      for (auto& c : spread_cells(*s)) cells.push_back(std::move(c));
+    }
+    out += csv_line(cells);
+  }
+  return out;
+}
+
+std::string bandwidth_markdown(const BandwidthTable& table) {
+  std::string out = fmt::format(
+      "Simulated seconds to {}: mean [min, max] over seeds; '–' when some seed never reached it.\n\n| series "
+      "|",
+      table.target.text());
+  std::string rule = "|---|";
+  for (double b : table.bandwidths) out += fmt::format(" {} |", bandwidth_text(b)), rule += "---|";
+  out += fmt::format("\n{}\n", rule);
+  for (std::size_t g = 0; g < table.series.size(); ++g) {
+    out += fmt::format("| {} |", table.series[g]);
+    for (const auto& cell : table.cells[g]) out += fmt::format(" {} |", spread_text(cell.seconds, "{:.3g}"));
+    out += "\n";
+  }
+  out += "| **fastest** |";
+  for (const auto& f : table.fastest) out += f.empty() ? std::string(" – |") : fmt::format(" **{}** |", f);
+  out += "\n";
+  if (!table.crossings.empty()) {
+    out += "\n| series | baseline | faster at | crossover bandwidth(s) |\n|---|---|---|---|\n";
+    for (const auto& c : table.crossings) {
+      std::string faster, cross;
+      for (double b : c.faster_at)
+        faster += fmt::format("{}{}", faster.empty() ? "" : ", ", bandwidth_text(b));
+      for (double b : c.crossings)
+        cross += fmt::format("{}≈ {}", cross.empty() ? "" : ", ", bandwidth_text(b));
+      out += fmt::format("| {} | {} | {} | {} |\n", c.series, c.baseline,
+                         faster.empty() ? "none of the grid" : faster,
+                         cross.empty() ? "no crossing in the grid" : cross);
+    }
+  }
+  return out;
+}
+
+std::string bandwidth_csv(const BandwidthTable& table) {
+  std::string out = csv_line({"series", "bandwidth_bps", "column", "direction", "target", "runs", "reached",
+                              "seconds_mean", "seconds_min", "seconds_max", "bits_mean", "steps_mean"});
+  for (std::size_t g = 0; g < table.series.size(); ++g) {
+    for (std::size_t b = 0; b < table.bandwidths.size(); ++b) {
+      const Reach& r = table.cells[g][b];
+      if (r.runs == 0) continue;
+      std::vector<std::string> cells = {table.series[g],
+                                        fmt::format("{:.10g}", table.bandwidths[b]),
+                                        table.target.column,
+                                        table.target.upward ? ">=" : "<=",
+                                        fmt::format("{:.10g}", table.target.value),
+                                        std::to_string(r.runs),
+                                        std::to_string(r.reached)};
+      for (auto& c : spread_cells(r.seconds)) cells.push_back(std::move(c));
+      cells.push_back(spread_cells(r.bits)[0]);
+      cells.push_back(spread_cells(r.steps)[0]);
+      out += csv_line(cells);
+    }
+  }
+  return out;
+}
+
+}  // namespace sgdsim::analysis

@@ -1,0 +1,96 @@
+// `sgdsim targets DIR... --target VALUE... [--metric M] [--where KEY=VALUE]... [--group KEY]...
+//  [--by-bandwidth [--baseline SERIES]...] [-o FILE.md|FILE.csv|-]`: the table of steps, bits and simulated
+// time to each target per series, or, by bandwidth, time to target per series and bandwidth with the
+// fastest series and the crossovers. See analysis/target_table.hpp and docs/workflow.md.
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/plot_runs.hpp"
+#include "analysis/run_groups.hpp"
+#include "analysis/target_table.hpp"
+#include "app/commands.hpp"
+#include "app/run_selection.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+
+namespace sgdsim::app {
+namespace {
+
+struct TargetsArguments {
+  RunSelection selection;
+  std::vector<double> targets;
+  std::string metric = "loss";
+  bool by_bandwidth = false;
+  std::string bandwidth_key = "network.link.bandwidth";
+  std::vector<std::string> baselines;
+  std::string output = "-";
+};
+
+void tabulate(const TargetsArguments& args) {
+  using namespace analysis;
+  const bool csv = args.output.size() > 4 && args.output.substr(args.output.size() - 4) == ".csv";
+  if (args.output != "-" && !csv &&
+      !(args.output.size() > 3 && args.output.substr(args.output.size() - 3) == ".md")) {
+    throw InputError(args.output + ": the table must be a .md or .csv file, or - for standard output");
+  }
+  if (!args.by_bandwidth && !args.baselines.empty()) {
+    throw InputError("--baseline compares times to target by bandwidth: add --by-bandwidth");
+  }
+  if (args.by_bandwidth && args.targets.size() != 1) {
+    throw InputError("--by-bandwidth takes exactly one --target");
+  }
+  const std::vector<RunData> runs = select_runs(args.selection);
+  std::set<std::string> excluded = {"seed"};
+  if (args.by_bandwidth) excluded.insert(args.bandwidth_key);
+  const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, args.selection.group, excluded));
+  std::string text;
+  if (args.by_bandwidth) {
+    const BandwidthTable table = bandwidth_table(groups, args.bandwidth_key,
+                                                 make_target(args.metric, args.targets[0]), args.baselines);
+    text = csv ? bandwidth_csv(table) : bandwidth_markdown(table);
+  } else {
+    std::vector<Target> targets;
+    for (double value : args.targets) targets.push_back(make_target(args.metric, value));
+    const std::vector<TargetRow> rows = target_rows(groups, targets);
+    text = csv ? target_csv(rows) : target_markdown(rows);
+  }
+  if (args.output == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  write_file_atomically(args.output, text);
+  std::fprintf(stderr, "targets: %zu runs in %zu series -> %s\n", runs.size(), groups.size(),
+               args.output.c_str());
+}
+
+}  // namespace
+
+void add_targets_command(CLI::App& root) {
+  auto args = std::make_shared<TargetsArguments>();
+  auto* cmd = root.add_subcommand(
+      "targets",
+      "Table of what it takes to reach targets: steps, payload bits and simulated seconds to the first "
+      "evaluation at the target, mean [min, max] over seeds, per series (the combinations of the parameters "
+      "that vary); with --by-bandwidth, time to target per series and bandwidth, the fastest series and the "
+      "crossover bandwidths against --baseline series");
+  add_run_selection(*cmd, args->selection);
+  cmd->add_option("--target", args->targets, "Value of --metric to reach; repeatable")->required();
+  cmd->add_option("--metric", args->metric,
+                  "What --target is a value of: loss (train_loss, reached from above), accuracy "
+                  "(test_accuracy, reached from below) or any trace column")
+      ->capture_default_str();
+  cmd->add_flag("--by-bandwidth", args->by_bandwidth, "One column per link bandwidth, with crossovers");
+  cmd->add_option("--bandwidth-key", args->bandwidth_key, "Parameter holding the bandwidth")
+      ->capture_default_str();
+  cmd->add_option("--baseline", args->baselines,
+                  "With --by-bandwidth: the series (a legend) every other series is compared with; "
+                  "repeatable");
+  cmd->add_option("-o,--output", args->output, "Table file: .md (Markdown) or .csv; - for standard output")
+      ->capture_default_str();
+  cmd->callback([args] { tabulate(*args); });
+}
+
+}  // namespace sgdsim::app
