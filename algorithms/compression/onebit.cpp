@@ -5,6 +5,7 @@
 
 #include "algorithms/compression/bit_stream.hpp"
 #include "algorithms/compression/sign.hpp"
+#include "algorithms/compression/simd.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::compression {
@@ -13,43 +14,37 @@ namespace {
 
 struct Means {
   float positive = 0, negative = 0;
-  bool finite = true;
 };
 
-// The two group means in double, in a fixed order (four interleaved partial sums, combined pairwise) so
-// every machine gets the same bits.
+// The two group means of finite values, in double, in a fixed order (eight interleaved partial sums,
+// combined pairwise) so that every machine gets the same bits; all-double lanes let the loop vectorise.
 Means group_means(std::span<const float> part) {
-  constexpr std::size_t lanes = 4;
-  double positive[lanes] = {}, negative[lanes] = {};
-  std::size_t negatives[lanes] = {};
+  constexpr std::size_t lanes = 8;
+  double positive[lanes] = {}, negative[lanes] = {}, negatives[lanes] = {};
   const std::size_t n = part.size();
+  const float* v = part.data();
   std::size_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     for (std::size_t l = 0; l < lanes; ++l) {
-      const double x = part[i + l];
-      positive[l] += x > 0 ? x : 0.0;
-      negative[l] += x < 0 ? x : 0.0;
-      negatives[l] += x < 0;
+      const double x = v[i + l], low = std::min(x, 0.0);
+      positive[l] += std::max(x, 0.0);
+      negative[l] += low;
+      negatives[l] += low < 0 ? 1.0 : 0.0;
     }
   }
   for (std::size_t l = 0; i < n; ++i, ++l) {
-    const double x = part[i];
+    const double x = v[i];
     positive[l] += x > 0 ? x : 0.0;
     negative[l] += x < 0 ? x : 0.0;
-    negatives[l] += x < 0;
+    negatives[l] += x < 0 ? 1.0 : 0.0;
   }
-  const double sum_positive = (positive[0] + positive[1]) + (positive[2] + positive[3]);
-  const double sum_negative = (negative[0] + negative[1]) + (negative[2] + negative[3]);
-  const std::size_t count_negative = (negatives[0] + negatives[1]) + (negatives[2] + negatives[3]);
+  const auto total = [](const double* s) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  };
+  const double count_negative = total(negatives), count_positive = static_cast<double>(n) - count_negative;
   Means means;
-  // NaN compares false everywhere above, so look at the values themselves for it.
-  means.finite = std::isfinite(sum_positive) && std::isfinite(sum_negative) &&
-                 std::none_of(part.begin(), part.end(), [](float x) { return std::isnan(x); });
-  const std::size_t count_positive = n - count_negative;
-  if (count_positive > 0)
-    means.positive = static_cast<float>(sum_positive / static_cast<double>(count_positive));
-  if (count_negative > 0)
-    means.negative = static_cast<float>(sum_negative / static_cast<double>(count_negative));
+  if (count_positive > 0) means.positive = static_cast<float>(total(positive) / count_positive);
+  if (count_negative > 0) means.negative = static_cast<float>(total(negative) / count_negative);
   return means;
 }
 
@@ -60,8 +55,9 @@ void OneBit::encode_into(std::span<const float> values, Rng& /*rng*/, Bytes& out
   BitWriter writer(out);
   for (std::size_t begin = 0; begin < d; begin += bucket) {
     const auto part = values.subspan(begin, std::min(bucket, d - begin));
+    if (simd::any_non_finite(part.data(), part.size()))
+      throw NonFiniteInput("onebit: cannot compress a vector with infinite or NaN values");
     const Means means = group_means(part);
-    if (!means.finite) throw NonFiniteInput("onebit: cannot compress a vector with infinite or NaN values");
     writer.reserve(64 + part.size());
     writer.write_float(means.positive);
     writer.write_float(means.negative);
