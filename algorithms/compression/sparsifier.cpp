@@ -47,12 +47,14 @@ Sparsifier::Sparsifier(Selection selection, KeepCount keep, std::unique_ptr<Comp
 Sparsifier::Sparsifier(double threshold, std::unique_ptr<Compressor> inner, EliasCode code)
     : Sparsifier(Selection::threshold, KeepCount{}, std::move(inner), code) {
   // |x| > threshold for a float x is |x| >= the smallest float above the threshold; magnitudes compare as
-  // their bit patterns do.
-  const float nearest = static_cast<float>(std::min(threshold, 3.5e38));
-  const float above = static_cast<double>(nearest) > threshold
+  // their bit patterns do. Nothing finite is above a threshold of FLT_MAX or more: the bits of infinity.
+  constexpr double largest = std::numeric_limits<float>::max();
+  const float nearest = static_cast<float>(std::min(threshold, largest));
+  const float above = threshold >= largest ? std::numeric_limits<float>::infinity()
+                      : static_cast<double>(nearest) > threshold
                           ? nearest
-                          : std::nextafter(nearest, std::numeric_limits<float>::infinity());
-  threshold_bits_ = std::bit_cast<std::uint32_t>(above) & 0x7FFFFFFFu;
+                          : std::nextafter(nearest, std::numeric_limits<float>::max());
+  threshold_bits_ = std::bit_cast<std::uint32_t>(above);
 }
 
 void Sparsifier::select(std::span<const float> values, Rng& rng,

@@ -53,6 +53,14 @@ struct RecordedRun {
   Recorder recorder;
 };
 
+// The minibatch node i draws next from its batch stream, as LocalStep draws it.
+std::vector<std::size_t> next_batch(const scenarios::Scenario& s, std::size_t i, Rng& stream, int size) {
+  std::vector<std::size_t> batch;
+  const auto& shard = s.shards()[i];
+  for (int b = 0; b < size; ++b) batch.push_back(shard[stream.below(shard.size())]);
+  return batch;
+}
+
 std::vector<double> average(const Recorder& r, std::int64_t step, std::size_t nodes, std::size_t d) {
   std::vector<double> mean(d, 0.0);
   for (std::size_t i = 0; i < nodes; ++i) {
@@ -173,8 +181,8 @@ TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the ba
   for (std::int64_t t = 0; t < 25; ++t) {
     std::vector<std::size_t> batch;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& shard = s.shards()[i];
-      for (int b = 0; b < 5; ++b) batch.push_back(shard[streams[i].below(shard.size())]);
+      const std::vector<std::size_t> own = next_batch(s, i, streams[i], 5);
+      batch.insert(batch.end(), own.begin(), own.end());
     }
     s.model().loss_and_gradient(x, s.problem().train, batch, gradient);
     for (std::size_t c = 0; c < d; ++c) x[c] -= 0.1f * gradient[c];
@@ -266,10 +274,7 @@ TEST_CASE("data-parallel majority vote steps along the sign of the summed sign v
   for (std::int64_t t = 0; t < 15; ++t) {
     std::vector<int> votes(d, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& shard = s.shards()[i];
-      std::vector<std::size_t> batch;
-      for (int b = 0; b < 5; ++b) batch.push_back(shard[streams[i].below(shard.size())]);
-      s.model().loss_and_gradient(x, s.problem().train, batch, gradient);
+      s.model().loss_and_gradient(x, s.problem().train, next_batch(s, i, streams[i], 5), gradient);
       for (std::size_t c = 0; c < d; ++c) {
         momentum[i][c] = keep * momentum[i][c] + take * gradient[c];
         votes[c] += momentum[i][c] < 0 ? -1 : 1;
