@@ -1,5 +1,6 @@
 // `sgdsim compress`: runs one compressor on the user's own vector (a gradient dump) and reports what it costs
-// on the wire and what it loses: mean bits over R independent encodings and the mean relative squared error.
+// on the wire and what it loses: mean bits over R encodings and the mean relative squared error. The R calls
+// are those of one sender: a stateful kind (e.g. signum's momentum) carries its state from call to call.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -100,12 +101,16 @@ void add_compress_command(CLI::App& root) {
   cmd->add_option("--input", options->input, "The vector: raw little-endian float32, or a float32 .npy file")
       ->required();
   cmd->add_option("--seed", options->seed, "Seed of the compressor's random stream")->capture_default_str();
-  cmd->add_option("--repeat", options->repeat, "Independent encodings to average over")
+  cmd->add_option("--repeat", options->repeat,
+                  "Encodings to average over, in succession by one sender (a stateful compressor carries its "
+                  "state from one to the next)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--output", options->output, "Write the first decoded vector here (.npy, or raw float32)");
-  cmd->add_flag("--json", options->json,
-                "Print one JSON object: dimension, bits, bits_per_coordinate, relative_squared_error");
+  cmd->add_flag(
+      "--json", options->json,
+      "Print one JSON object: dimension, bits, bits_per_coordinate, relative_squared_error, repeats, "
+      "stateful");
   cmd->callback([options] {
     const bool inline_json = options->compressor.find_first_not_of(" \t\r\n") != std::string::npos &&
                              options->compressor[options->compressor.find_first_not_of(" \t\r\n")] == '{';
@@ -122,12 +127,13 @@ void add_compress_command(CLI::App& root) {
     for (float x : values) norm2 += static_cast<double>(x) * x;
 
     Rng rng = Rng::stream(options->seed, 0, Purpose::user);
+    const std::unique_ptr<compression::Compressor::State> state = compressor->make_state(d);
     compression::Bytes bytes;
     std::vector<float> decoded(d), first;
     double bits = 0, error = 0;
     for (std::size_t r = 0; r < options->repeat; ++r) {
       bytes.clear();
-      compressor->encode_into(values, rng, bytes);
+      compressor->encode_with(values, rng, state.get(), bytes);
       compressor->decode_into(bytes, decoded);
       bits += 8.0 * static_cast<double>(bytes.size());
       double e = 0;
@@ -147,13 +153,16 @@ void add_compress_command(CLI::App& root) {
       const json report = {{"dimension", d},
                            {"bits", mean_bits},
                            {"bits_per_coordinate", mean_bits / static_cast<double>(d)},
-                           {"relative_squared_error", mean_error}};
+                           {"relative_squared_error", mean_error},
+                           {"repeats", options->repeat},
+                           {"stateful", state != nullptr}};
       std::printf("%s\n", report.dump().c_str());
     } else {
       std::printf("compressor:             %s\n", resolved.dump().c_str());
       std::printf("dimension:              %zu\n", d);
-      std::printf("repeats:                %zu (seed %llu)\n", options->repeat,
-                  static_cast<unsigned long long>(options->seed));
+      std::printf("repeats:                %zu (seed %llu%s)\n", options->repeat,
+                  static_cast<unsigned long long>(options->seed),
+                  state ? "; successive calls, the compressor's state carried over" : "");
       std::printf("mean bits:              %.6g (float32: %zu)\n", mean_bits, 32 * d);
       std::printf("bits per coordinate:    %.6g\n", mean_bits / static_cast<double>(d));
       std::printf("relative squared error: %.6g\n", mean_error);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "algorithms/compression/simd.hpp"
@@ -43,8 +44,25 @@ Sparsifier::Sparsifier(Selection selection, KeepCount keep, std::unique_ptr<Comp
     throw std::invalid_argument("a sparsifier's inner compressor must be a quantizer, sign or none");
 }
 
+Sparsifier::Sparsifier(double threshold, std::unique_ptr<Compressor> inner, EliasCode code)
+    : Sparsifier(Selection::threshold, KeepCount{}, std::move(inner), code) {
+  // |x| > threshold for a float x is |x| >= the smallest float above the threshold; magnitudes compare as
+  // their bit patterns do. Nothing finite is above a threshold of FLT_MAX or more: the bits of infinity.
+  constexpr double largest = std::numeric_limits<float>::max();
+  const float nearest = static_cast<float>(std::min(threshold, largest));
+  const float above = threshold >= largest ? std::numeric_limits<float>::infinity()
+                      : static_cast<double>(nearest) > threshold
+                          ? nearest
+                          : std::nextafter(nearest, std::numeric_limits<float>::max());
+  threshold_bits_ = std::bit_cast<std::uint32_t>(above);
+}
+
 void Sparsifier::select(std::span<const float> values, Rng& rng,
                         std::vector<std::uint32_t>& positions) const {
+  if (selection_ == Selection::threshold) {
+    select_threshold(values, positions);
+    return;
+  }
   const std::size_t d = values.size(), k = kept(d);
   positions.clear();
   if (k == 0) return;
@@ -109,6 +127,15 @@ bool Sparsifier::select_top(std::span<const float> values, std::size_t k,
   return false;
 }
 
+bool Sparsifier::select_threshold(std::span<const float> values,
+                                  std::vector<std::uint32_t>& positions) const {
+  bool non_finite = false;
+  positions.resize(values.size() + 64);
+  positions.resize(
+      simd::collect_at_least(values.data(), values.size(), threshold_bits_, positions.data(), non_finite));
+  return non_finite;
+}
+
 void Sparsifier::select_among(std::span<const float> values, const std::uint32_t* candidates,
                               std::size_t count, std::size_t k, std::vector<std::uint32_t>& positions) const {
   // The k-th largest magnitude among the candidates (which hold every position at or above it), then one
@@ -145,6 +172,8 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
   if (selection_ == Selection::top) {
     // The selection's vector pass also looks for non-finite values (and top-k draws no random numbers).
     if (select_top(values, kept(d), position_buffer)) reject();
+  } else if (selection_ == Selection::threshold) {
+    if (select_threshold(values, position_buffer)) reject();
   } else {
     if (simd::any_non_finite(values.data(), d)) reject();
     select(values, rng, position_buffer);
@@ -153,8 +182,8 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
   kept_buffer.resize(k);
   {
     BitWriter writer(out);
-    // A gap code of g takes at most 2g + 1 bits and the gaps sum to at most d.
-    writer.reserve(2 * d + k);
+    // A gap code of g takes at most 2g + 1 bits and the gaps sum to at most d (d + 1 with an end gap).
+    writer.reserve(2 * d + k + 3);
     std::size_t next = 0;
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t i = position_buffer[j];
@@ -162,6 +191,7 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
       next = i + 1;
       kept_buffer[j] = values[i];
     }
+    if (selection_ == Selection::threshold) write_elias(writer, code_, d + 1 - next);  // lands on position d
     writer.finish();
   }
   inner_->encode_into(kept_buffer, rng, out);
@@ -169,17 +199,30 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
 
 void Sparsifier::decode_from(std::span<const std::uint8_t> message, std::size_t start,
                              std::span<float> out) const {
-  const std::size_t d = out.size(), k = kept(d);
+  const std::size_t d = out.size();
   BitReader in(message, start, "sparsifier");
-  position_buffer.resize(k);
   std::size_t next = 0;
-  for (std::size_t j = 0; j < k; ++j) {
-    // Leave room for the k - j - 1 positions still to come.
-    const std::size_t limit = d - next - (k - j - 1);
-    const std::size_t position = next - 1 + read_elias(in, code_, limit, "position gap");
-    position_buffer[j] = static_cast<std::uint32_t>(position);
-    next = position + 1;
+  if (selection_ == Selection::threshold) {
+    // Gaps until one lands on position d; each is at most d + 1 - next.
+    position_buffer.clear();
+    for (;;) {
+      const std::size_t position = next - 1 + read_elias(in, code_, d + 1 - next, "position gap");
+      if (position == d) break;
+      position_buffer.push_back(static_cast<std::uint32_t>(position));
+      next = position + 1;
+    }
+  } else {
+    const std::size_t k = kept(d);
+    position_buffer.resize(k);
+    for (std::size_t j = 0; j < k; ++j) {
+      // Leave room for the k - j - 1 positions still to come.
+      const std::size_t limit = d - next - (k - j - 1);
+      const std::size_t position = next - 1 + read_elias(in, code_, limit, "position gap");
+      position_buffer[j] = static_cast<std::uint32_t>(position);
+      next = position + 1;
+    }
   }
+  const std::size_t k = position_buffer.size();
   in.align();
   kept_buffer.resize(k);
   inner_->decode_from(message, in.byte_offset(), kept_buffer);

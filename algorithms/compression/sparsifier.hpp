@@ -1,9 +1,10 @@
 #pragma once
-// top-k and rand-k, alone or followed by a quantizer of the kept values (`compose`). Not rescaled, so both
-// are contractive with omega = k/d (rand-k in expectation). Wire: the k kept positions as Elias gaps (the
-// first counted from position -1), zero bits to the next byte, then the inner compressor's bytes for the k
-// kept values (raw float32 when used alone). k is not sent: the receiver knows it from the configuration and
-// d.
+// top-k, rand-k and threshold, alone or followed by a quantizer of the kept values (`compose`). Not
+// rescaled, so top-k and rand-k are contractive with omega = k/d (rand-k in expectation). Wire: the kept
+// positions as Elias gaps (the first counted from position -1), zero bits to the next byte, then the inner
+// compressor's bytes for the kept values (raw float32 when used alone). For top-k and rand-k, k is not sent:
+// the receiver knows it from the configuration and d. Threshold keeps a varying number of coordinates, so
+// its list ends with the gap that lands on position d (as QSGD's Elias code ends a bucket).
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,7 +14,7 @@
 
 namespace sgdsim::compression {
 
-enum class Selection { top, random };
+enum class Selection { top, random, threshold };
 
 struct KeepCount {
   std::optional<std::size_t> k;  // exactly one of k and fraction
@@ -27,6 +28,8 @@ class Sparsifier final : public Compressor {
   // `inner` codes the kept values; it must not itself be a Sparsifier.
   Sparsifier(Selection selection, KeepCount keep, std::unique_ptr<Compressor> inner,
              EliasCode code = EliasCode::omega);
+  // Threshold selection (Strom 2015): keeps every coordinate with |x_i| > threshold.
+  Sparsifier(double threshold, std::unique_ptr<Compressor> inner, EliasCode code = EliasCode::omega);
 
   void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const override;
   void decode_from(std::span<const std::uint8_t> message, std::size_t start,
@@ -34,12 +37,15 @@ class Sparsifier final : public Compressor {
 
   // The kept positions for `values`, ascending (top-k: largest |x|, ties to the lower index).
   void select(std::span<const float> values, Rng& rng, std::vector<std::uint32_t>& positions) const;
+  // k for top-k and rand-k (threshold selection has no fixed count).
   std::size_t kept(std::size_t dimension) const { return keep_.of(dimension); }
   const Compressor& inner() const { return *inner_; }
 
  private:
   // Top-k into `positions`; returns true (and selects nothing) when some value is not finite.
   bool select_top(std::span<const float> values, std::size_t k, std::vector<std::uint32_t>& positions) const;
+  // Every position with |x| > threshold into `positions`; returns true when some value is not finite.
+  bool select_threshold(std::span<const float> values, std::vector<std::uint32_t>& positions) const;
   void select_among(std::span<const float> values, const std::uint32_t* candidates, std::size_t count,
                     std::size_t k, std::vector<std::uint32_t>& positions) const;
 
@@ -47,6 +53,7 @@ class Sparsifier final : public Compressor {
   KeepCount keep_;
   std::unique_ptr<Compressor> inner_;
   EliasCode code_;
+  std::uint32_t threshold_bits_ = 0;  // threshold: the bits of the smallest float above the threshold
 };
 
 }  // namespace sgdsim::compression

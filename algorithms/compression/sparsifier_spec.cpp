@@ -1,4 +1,5 @@
-// The scenario kinds topk, randk and compose (a sparsifier whose kept values a second compressor codes).
+// The scenario kinds topk, randk, threshold and compose (a sparsifier whose kept values a second compressor
+// codes).
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/identity.hpp"
 #include "algorithms/compression/sparsifier.hpp"
@@ -11,6 +12,11 @@ namespace {
 
 constexpr double max_k = 2147483647.0;  // 2^31 - 1
 
+keys::Key elias_key() {
+  return keys::choice("elias", {"omega", "gamma"}, "The Elias code of the gaps between kept indices.")
+      .fallback_to("omega");
+}
+
 std::vector<keys::Key> sparsifier_keys() {
   return {
       keys::integer("k", "Coordinates kept (give k or fraction).").may_be_absent().between(1, max_k - 1),
@@ -18,12 +24,18 @@ std::vector<keys::Key> sparsifier_keys() {
           .may_be_absent()
           .above(0)
           .at_most(1),
-      keys::choice("elias", {"omega", "gamma"}, "The Elias code of the gaps between kept indices.")
-          .fallback_to("omega"),
+      elias_key(),
   };
 }
 
+std::vector<keys::Key> threshold_keys() {
+  return {keys::number("threshold", "Coordinates with |x_i| above this are kept.").at_least(0), elias_key()};
+}
+
 std::unique_ptr<Compressor> make_sparsifier(Spec& spec, std::unique_ptr<Compressor> inner) {
+  const EliasCode code = spec.string("elias") == "omega" ? EliasCode::omega : EliasCode::gamma;
+  if (spec.kind_name() == "threshold")
+    return std::make_unique<Sparsifier>(spec.number("threshold"), std::move(inner), code);
   KeepCount keep;
   const bool has_k = spec.has("k"), has_fraction = spec.has("fraction");
   if (has_k == has_fraction)
@@ -36,7 +48,6 @@ std::unique_ptr<Compressor> make_sparsifier(Spec& spec, std::unique_ptr<Compress
     keep.where = spec.where("fraction");
     keep.fraction = spec.number("fraction");
   }
-  const EliasCode code = spec.string("elias") == "omega" ? EliasCode::omega : EliasCode::gamma;
   const Selection selection = spec.kind_name() == "topk" ? Selection::top : Selection::random;
   return std::make_unique<Sparsifier>(selection, std::move(keep), std::move(inner), code);
 }
@@ -69,12 +80,20 @@ const bool registered =
                        {"sparsifier"},
                        {json::parse(R"({"kind": "randk", "fraction": 0.2, "elias": "gamma"})")}},
                       make_alone) &&
+    compressors().add({"threshold",
+                       "Threshold (Strom 2015; GRACE's threshold-v): every coordinate with |x_i| above the "
+                       "threshold, unscaled, as (index gaps ending on position d, fp32 values).",
+                       threshold_keys(),
+                       {"sparsifier"},
+                       {json::parse(R"({"kind": "threshold", "threshold": 0.5})"),
+                        json::parse(R"({"kind": "threshold", "threshold": 0.01, "elias": "gamma"})")}},
+                      make_alone) &&
     compressors().add(
         {"compose",
          "A sparsifier, then a compressor of the kept values (e.g. top-k then QSGD).",
          {keys::variants("stages", compressors(),
-                         "Two compressor objects: a sparsifier (topk or randk), then a coder of "
-                         "the kept values.")
+                         "Two compressor objects: a sparsifier (topk, randk or threshold), then a "
+                         "coder of the kept values.")
               .items(2, 2)
               .needing({"sparsifier", "codes_values"})},
          {},
@@ -86,7 +105,9 @@ const bool registered =
           json::parse(R"({"kind": "compose", "stages": [{"kind": "randk", "k": 12},
                                                                       {"kind": "nuqsgd", "coding": "fixed"}]})"),
           json::parse(
-              R"({"kind": "compose", "stages": [{"kind": "topk", "fraction": 0.3}, {"kind": "sign"}]})")}},
+              R"({"kind": "compose", "stages": [{"kind": "topk", "fraction": 0.3}, {"kind": "sign"}]})"),
+          json::parse(R"({"kind": "compose", "stages": [{"kind": "threshold", "threshold": 0.8},
+                                                                      {"kind": "terngrad"}]})")}},
         make_compose);
 
 }  // namespace

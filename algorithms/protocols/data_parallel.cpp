@@ -1,5 +1,7 @@
 #include "algorithms/protocols/data_parallel.hpp"
 
+#include "algorithms/compression/compressor.hpp"
+#include "common/keys.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -17,6 +19,16 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   collective_ =
       make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
                                    environment.clock, spec.where("compressor")});
+  majority_vote_ = spec.string("aggregate") == "majority_vote";
+  const keys::Kind* kind = compression::compressors().find(encoders_.kind());
+  if (majority_vote_ && !(kind && kind->has("sign_votes"))) {
+    std::string allowed;
+    for (const std::string& name : compression::compressors().kind_names("sign_votes"))
+      allowed += (allowed.empty() ? "\"" : ", \"") + name + "\"";
+    spec.fail("aggregate",
+              "a majority vote counts signs: it needs a compressor whose messages decode to ±1 (" + allowed +
+                  "), not \"" + encoders_.kind() + "\"");
+  }
   for (Node& node : nodes_) {
     node.x = initial_model(environment);
     node.average.assign(d, 0.0f);
@@ -32,6 +44,12 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
     encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
     port.spend(Work::encode, encoders_.encode_s());
     collective_->average(i, node.bytes, node.own, encoders_.stream(i), node.average, port);
+    if (majority_vote_) {
+      // sign(sum of the votes): the mean has the sum's sign (a tie gives 0: no step on that coordinate).
+      for (float& v : node.average) v = v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : 0.0f;
+      port.spend(Work::mixing,
+                 environment_.costs.vector_s(Work::mixing, 2.0 * static_cast<double>(node.average.size())));
+    }
     axpy(node.x, static_cast<float>(-schedule_.at(t)), node.average);
     port.spend(Work::update, local_.update_s());
     observe(environment_, t + 1, i, node.x, node.stats, port);
@@ -44,6 +62,10 @@ std::vector<keys::Key> data_parallel_keys() {
       Encoders::keys("The compressor of the workers' gradients.", nlohmann::json{{"kind", "none"}});
   keys.push_back(keys::variant("collective", collectives(), "How the workers average.")
                      .fallback_to({{"kind", "allgather"}}));
+  keys.push_back(keys::choice("aggregate", {"mean", "majority_vote"},
+                              "\"mean\": step along the average of the decoded gradients; \"majority_vote\": "
+                              "along its sign, the majority vote of sign messages (signsgd, signum).")
+                     .fallback_to("mean"));
   return keys;
 }
 

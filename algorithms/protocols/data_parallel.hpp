@@ -11,7 +11,8 @@ namespace sgdsim::protocols {
 
 // Quantized data-parallel SGD (the QSGD / NUQSGD setting). Every worker compresses its minibatch gradient
 // (through its memory, e.g. error feedback), the collective averages the decoded gradients identically on
-// every node, and every replica takes the same step.
+// every node, and every replica takes the same step. With `aggregate: majority_vote` (signSGD with majority
+// vote, Bernstein et al. 2018) the step is the sign of that average of sign messages.
 class DataParallel : public Protocol {
  public:
   DataParallel(Spec& spec, const Environment& environment);
@@ -29,6 +30,7 @@ class DataParallel : public Protocol {
   LocalStep local_;
   Encoders encoders_;
   std::unique_ptr<Collective> collective_;
+  bool majority_vote_ = false;
   std::vector<Node> nodes_;
 };
 

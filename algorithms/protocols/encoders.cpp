@@ -7,12 +7,14 @@ namespace sgdsim::protocols {
 MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
                                           const Costs& costs) {
   Spec given = parent.variant(key);
-  MessageCompressor made{compression::make_compressor(given)};
+  MessageCompressor made;
+  made.compressor = compression::make_compressor(given);
   // One trial encoding of a vector of the right length surfaces dimension errors now.
   Rng rng(0);
   made.compressor->encode(std::vector<float>(dimension, 1.0f), rng);
   made.encode_s = costs.encode_s(given.kind_name(), dimension, given.where());
   made.decode_s = costs.decode_s(given.kind_name(), dimension, given.where());
+  made.kind = given.kind_name();
   return made;
 }
 
@@ -30,6 +32,7 @@ Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::ui
     : nodes_(nodes), clock_(clock) {
   MessageCompressor made = make_message_compressor(spec, "compressor", dimension, costs);
   compressor_ = std::move(made.compressor);
+  kind_ = made.kind;
   encode_s_ = made.encode_s;
   decode_s_ = made.decode_s;
   Spec memory = spec.variant("memory");

@@ -29,6 +29,7 @@ namespace sgdsim::protocols {
 struct MessageCompressor {
   std::unique_ptr<compression::Compressor> compressor;
   double encode_s = 0, decode_s = 0;
+  std::string kind;  // the compressor's kind name
 };
 
 // Reads `parent[key]`, a key declared as a compressor variant, and checks it against the model's dimension at
@@ -56,6 +57,8 @@ class Encoders {
   void decode(std::span<const std::uint8_t> bytes, std::span<float> out) const;
 
   const compression::Compressor& compressor() const { return *compressor_; }
+  // The compressor's kind name (for checks of its capabilities).
+  const std::string& kind() const { return kind_; }
   // Simulated seconds of one encode (with the memory's arithmetic) or decode of a d-vector (0 when not
   // charged). The sender's own decoding is free: a deployment has the decoded vector as a by-product of
   // encoding.
@@ -70,6 +73,7 @@ class Encoders {
     std::unique_ptr<compression::Compressor::State> state;
   };
   std::unique_ptr<compression::Compressor> compressor_;
+  std::string kind_;
   std::unique_ptr<Memory> memory_;
   std::vector<Node> nodes_;
   WallClock* clock_;

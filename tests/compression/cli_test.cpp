@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/compression/compressor.hpp"
+#include "common/keys.hpp"
 #include "oracle.hpp"
 #include "tests/support/child.hpp"
 
@@ -171,5 +173,39 @@ TEST_CASE("compress refuses a FIFO as input or compressor file without blocking"
       compress("--compressor " + fifo.string() + " --input " + (dir / "v.f32").string());
   CHECK(spec.exit_code == 2);
   CHECK_THAT(spec.output, Catch::Contains("pipe: is a FIFO"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compress runs a stateful kind as one sender's successive calls, and every registered kind") {
+  const auto dir = scratch();
+  const std::vector<float> v = test_vector("gaussian", 200, 4);
+  write_bytes(dir / "v.f32", raw(v));
+  // Signum on a fixed vector: the momentum (1 − β^t)·x keeps x's signs, so every call sends sign(x).
+  const CommandResult r =
+      compress(R"(--compressor '{"kind": "signum", "momentum": 0.5}' --repeat 7 --json --input )" +
+               (dir / "v.f32").string());
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.output);
+  CHECK(report["stateful"] == true);
+  CHECK(report["repeats"] == 7);
+  CHECK(report["bits"].get<double>() == 200);
+  double error = 0;
+  for (float x : v) error += (x < 0 ? -1.0 - x : 1.0 - x) * (x < 0 ? -1.0 - x : 1.0 - x);
+  CHECK(report["relative_squared_error"].get<double>() ==
+        Approx(error / (l2_norm(v) * l2_norm(v))).epsilon(1e-9));
+  const CommandResult text =
+      compress(R"(--compressor '{"kind": "signum"}' --repeat 2 --input )" + (dir / "v.f32").string());
+  CHECK(text.output.find("state carried over") != std::string::npos);
+  // Every example of every kind runs (compose's examples need d >= 12).
+  for (const keys::Kind* kind : compression::compressors().kinds()) {
+    for (const nlohmann::json& example : kind->examples) {
+      INFO(example.dump());
+      const CommandResult one =
+          compress("--compressor '" + example.dump() + "' --json --input " + (dir / "v.f32").string());
+      CHECK(one.exit_code == 0);
+      const auto stateless = nlohmann::json::parse(one.output)["stateful"] == false;
+      CHECK(stateless == (kind->name != "signum"));
+    }
+  }
   std::filesystem::remove_all(dir);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,39 @@ inline std::vector<float> test_vector(const std::string& shape, std::size_t d, s
     v[i] = static_cast<float>(x);
   }
   return v;
+}
+
+// A w-bit field of a message read by hand (most significant bit first), for checking wire formats without
+// the library's reader.
+inline std::uint64_t bits_at(const std::vector<std::uint8_t>& bytes, std::size_t bit, unsigned width) {
+  std::uint64_t value = 0;
+  for (unsigned i = 0; i < width; ++i, ++bit)
+    value = value << 1 | ((bytes.at(bit / 8) >> (7 - bit % 8)) & 1u);
+  return value;
+}
+inline float float_at(const std::vector<std::uint8_t>& bytes, std::size_t bit) {
+  const auto pattern = static_cast<std::uint32_t>(bits_at(bytes, bit, 32));
+  float f;
+  static_assert(sizeof f == sizeof pattern);
+  __builtin_memcpy(&f, &pattern, 4);
+  return f;
+}
+// Bytes of a message of `bits` bits, padded to a whole byte.
+inline std::size_t padded_bytes(std::size_t bits) {
+  return (bits + 7) / 8;
+}
+
+// Elias omega's length of k >= 1 (docs/compression.md): a final 0, then the groups k, floor(log2 k), ...
+// down to and excluding 1, each in binary.
+inline unsigned omega_length(std::uint64_t k) {
+  unsigned length = 1;
+  while (k > 1) {
+    unsigned width = 0;
+    for (std::uint64_t n = k; n; n >>= 1) ++width;
+    length += width;
+    k = width - 1;
+  }
+  return length;
 }
 
 }  // namespace sgdsim::testing

@@ -2,6 +2,7 @@
 // sender decoding its own bytes as receivers do.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "algorithms/protocols/encoders.hpp"
@@ -126,4 +127,31 @@ TEST_CASE("without a memory each vector is compressed as it is") {
   }
   // ||C(v) − v||² / ||v||² = (9 + 4 + 1) / 30 per message.
   CHECK(stats.compression_error == Approx(3 * 14.0 / 30.0));
+}
+
+// EF-SignSGD (Karimireddy et al. 2019) is the scaled sign with error-feedback memory: each message is
+// (||v||₁/d)·sign(v) of v = g + e, and e becomes v minus what was sent.
+TEST_CASE("EF-SignSGD: scaled sign with error feedback sends the carried vector's scaled sign") {
+  const std::size_t d = 50;
+  Built built({{"compressor", {{"kind", "sign"}}}, {"memory", "error_feedback"}}, 1, d);
+  std::vector<double> e(d, 0.0);
+  std::vector<float> own(d);
+  compression::Bytes bytes;
+  protocols::NodeStats stats;
+  Rng rng(3);
+  for (int t = 0; t < 20; ++t) {
+    std::vector<float> g(d);
+    for (float& x : g) x = static_cast<float>(rng.normal());
+    std::vector<double> v(d);
+    double l1 = 0;
+    for (std::size_t c = 0; c < d; ++c) {
+      v[c] = g[c] + e[c];
+      l1 += std::fabs(v[c]);
+    }
+    built.encoders.encode(0, g, bytes, own, stats);
+    for (std::size_t c = 0; c < d; ++c) {
+      REQUIRE(own[c] == Approx((v[c] < 0 ? -1 : 1) * l1 / d).epsilon(1e-4));
+      e[c] = v[c] - own[c];
+    }
+  }
 }

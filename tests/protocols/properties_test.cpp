@@ -53,6 +53,14 @@ struct RecordedRun {
   Recorder recorder;
 };
 
+// The minibatch node i draws next from its batch stream, as LocalStep draws it.
+std::vector<std::size_t> next_batch(const scenarios::Scenario& s, std::size_t i, Rng& stream, int size) {
+  std::vector<std::size_t> batch;
+  const auto& shard = s.shards()[i];
+  for (int b = 0; b < size; ++b) batch.push_back(shard[stream.below(shard.size())]);
+  return batch;
+}
+
 std::vector<double> average(const Recorder& r, std::int64_t step, std::size_t nodes, std::size_t d) {
   std::vector<double> mean(d, 0.0);
   for (std::size_t i = 0; i < nodes; ++i) {
@@ -173,8 +181,8 @@ TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the ba
   for (std::int64_t t = 0; t < 25; ++t) {
     std::vector<std::size_t> batch;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& shard = s.shards()[i];
-      for (int b = 0; b < 5; ++b) batch.push_back(shard[streams[i].below(shard.size())]);
+      const std::vector<std::size_t> own = next_batch(s, i, streams[i], 5);
+      batch.insert(batch.end(), own.begin(), own.end());
     }
     s.model().loss_and_gradient(x, s.problem().train, batch, gradient);
     for (std::size_t c = 0; c < d; ++c) x[c] -= 0.1f * gradient[c];
@@ -231,5 +239,72 @@ TEST_CASE("dpsgd: adapt_then_combine and combine_then_adapt follow their update 
     INFO("own rule " << own_rule << " other rule " << other_rule);
     CHECK(own_rule < 1e-5);
     CHECK(other_rule > 1e-3);
+  }
+}
+
+// signSGD with majority vote (Bernstein et al. 2018): every worker sends the signs of its gradient (signsgd)
+// or of its momentum (signum), and every replica steps along the sign of the summed votes.
+TEST_CASE("data-parallel majority vote steps along the sign of the summed sign votes") {
+  const std::size_t n = 5;  // odd: no ties
+  const double beta = GENERATE(0.0, 0.5);
+  const std::string collective = GENERATE(as<std::string>{}, "allgather", "parameter_server");
+  INFO("momentum " << beta << ", " << collective);
+  json scenario = base_scenario(n);
+  scenario["data"]["samples"] = 40;
+  scenario["data"]["batch_size"] = 5;
+  const json compressor =
+      beta == 0 ? json{{"kind", "signsgd"}} : json{{"kind", "signum"}, {"momentum", beta}};
+  scenario["algorithm"] = {{"kind", "data_parallel"},
+                           {"steps", 15},
+                           {"lr", 0.01},
+                           {"collective", collective},
+                           {"compressor", compressor},
+                           {"aggregate", "majority_vote"}};
+  RecordedRun recorded(scenario, n);
+  const scenarios::Scenario& s = recorded.run;
+  const Recorder& recorder = recorded.recorder;
+
+  const std::size_t d = s.dimension();
+  std::vector<float> x = recorder.models.at({0, 0});
+  std::vector<Rng> streams;
+  for (std::size_t i = 0; i < n; ++i) streams.push_back(Rng::stream(7, i, Purpose::batch));
+  std::vector<std::vector<float>> momentum(n, std::vector<float>(d, 0.0f));
+  std::vector<float> gradient(d);
+  const float keep = static_cast<float>(beta), take = 1.0f - keep;
+  for (std::int64_t t = 0; t < 15; ++t) {
+    std::vector<int> votes(d, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      s.model().loss_and_gradient(x, s.problem().train, next_batch(s, i, streams[i], 5), gradient);
+      for (std::size_t c = 0; c < d; ++c) {
+        momentum[i][c] = keep * momentum[i][c] + take * gradient[c];
+        votes[c] += momentum[i][c] < 0 ? -1 : 1;
+      }
+    }
+    for (std::size_t c = 0; c < d; ++c) x[c] -= 0.01f * static_cast<float>(votes[c] > 0 ? 1 : -1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& node = recorder.models.at({t + 1, i});
+      for (std::size_t c = 0; c < d; ++c) REQUIRE(node[c] == Approx(x[c]).margin(1e-6));
+      REQUIRE(node == recorder.models.at({t + 1, 0}));
+    }
+  }
+}
+
+TEST_CASE("a majority vote needs a sign-vote compressor") {
+  json scenario = base_scenario(3);
+  scenario["algorithm"] = {{"kind", "data_parallel"},
+                           {"steps", 2},
+                           {"lr", 0.1},
+                           {"compressor", {{"kind", "sign"}}},
+                           {"aggregate", "majority_vote"}};
+  try {
+    scenarios::Scenario run(scenario, "test.json", ".");
+    FAIL("a majority vote of scaled signs was accepted");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    INFO(message);
+    CHECK(message.find("test.json") != std::string::npos);
+    CHECK(message.find("$.algorithm.aggregate") != std::string::npos);
+    CHECK(message.find("\"signsgd\"") != std::string::npos);
+    CHECK(message.find("\"signum\"") != std::string::npos);
   }
 }
