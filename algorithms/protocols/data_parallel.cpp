@@ -9,14 +9,14 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       schedule_(spec),
       local_(environment),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
-                environment.costs),
+                environment.costs, model_layout(*environment.model)),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   Spec collective = spec.variant("collective");
-  collective_ =
-      make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
-                                   environment.clock, spec.where("compressor")});
+  collective_ = make_collective(
+      collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs, environment.clock,
+                   spec.where("compressor"), encoders_.compressor().layout()});
   for (Node& node : nodes_) {
     node.x = initial_model(environment);
     node.average.assign(d, 0.0f);

@@ -140,9 +140,9 @@ TEST_CASE("ResNet-20 and LeNet-5 have the published sizes, tensor boundaries and
   // 416 520 multiply-adds forward; the first convolution needs no input gradient (2 * 117 600 less).
   CHECK(lenet->flops_per_sample() > 3 * 2 * 416520.0 - 2 * 117600.0);
   CHECK(lenet->flops_per_sample() < 3 * 2 * 416520.0);
-  // The Eigen models keep the defaults: one tensor, no state.
+  // The Eigen MLP: W1 (3 × 4), b1, W2 (2 × 3), b2; no state.
   const MlpModel mlp(4, {3}, 2, 0.0);
-  CHECK(mlp.tensor_sizes() == std::vector<std::size_t>{mlp.dimension()});
+  CHECK(mlp.tensor_sizes() == std::vector<std::size_t>{12, 3, 6, 2});
   CHECK(mlp.state_dimension() == 0);
 }
 
