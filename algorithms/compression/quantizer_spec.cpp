@@ -126,7 +126,8 @@ const bool registered =
                        "QSGDinf: QSGD's uniform levels with the max-norm ||x||_inf as the bucket scale.",
                        quantizer_keys(false),
                        {"codes_values"},
-                       {json::parse(R"({"kind": "qsgdinf", "levels": 16, "bucket": 100})")}},
+                       {json::parse(R"({"kind": "qsgdinf", "levels": 16, "bucket": 100})"),
+                        json::parse(R"({"kind": "qsgdinf", "levels": 16, "coding": "zstd", "zstd_level": 1})")}},
                       make_quantizer) &&
     compressors().add({"nuqsgd",
                        "NUQSGD (Ramezani-Kebrya et al. 2021): unbiased stochastic rounding to exponentially "

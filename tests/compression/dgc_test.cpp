@@ -7,6 +7,7 @@
 #include "algorithms/compression/dgc.hpp"
 #include "common/error.hpp"
 #include "common/rng.hpp"
+#include "oracle.hpp"
 
 using namespace sgdsim;
 using compression::Dgc;
@@ -14,10 +15,7 @@ using compression::Dgc;
 namespace {
 
 std::vector<float> gaussian(std::size_t d, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<float> v(d);
-  for (float& x : v) x = static_cast<float>(rng.normal());
-  return v;
+  return testing::test_vector("gaussian", d, seed);
 }
 
 // Elias omega length of k >= 1 (docs/compression.md): 1 for the final 0, plus each group down to 2.
@@ -61,7 +59,7 @@ TEST_CASE("dgc sends every coordinate at least as large as any it keeps back, ab
   }
 }
 
-TEST_CASE("dgc message: 32-bit count, Elias omega gaps, padding, float32 values; deterministic") {
+TEST_CASE("dgc message: 32-bit count then Elias omega gaps then padding then float32 values (deterministic)") {
   const std::vector<float> v = gaussian(5000, 2);
   const Dgc dgc(0.02, 0.2);
   Rng a(7), b(7), c(7);

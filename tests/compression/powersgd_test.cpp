@@ -119,7 +119,7 @@ TEST_CASE("powersgd error is at least the best rank-r error and reaches it with 
   }
 }
 
-TEST_CASE("powersgd: the same state gives the same bytes; encode() starts from the initial state") {
+TEST_CASE("powersgd: the same state gives the same bytes and encode() starts from the initial state") {
   PowerSgd c(2);
   c.use_layout(Layout({Tensor{12, 10}, Tensor{1, 12}}));
   Rng data(4);

@@ -9,15 +9,13 @@
 #include "algorithms/compression/quantizer.hpp"
 #include "common/error.hpp"
 #include "common/rng.hpp"
+#include "oracle.hpp"
 
 using namespace sgdsim;
 
 namespace {
 std::vector<float> gaussian(std::size_t d, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<float> v(d);
-  for (float& x : v) x = static_cast<float>(rng.normal());
-  return v;
+  return testing::test_vector("gaussian", d, seed);
 }
 }  // namespace
 

@@ -15,7 +15,7 @@ std::vector<std::pair<std::size_t, std::size_t>> pairs(const Model& m) {
 }
 }  // namespace
 
-TEST_CASE("softmax and MLP report their weight matrices (out × in) and biases; they add up to d") {
+TEST_CASE("softmax and MLP report their weight matrices (out × in) and biases that add up to d") {
   const SoftmaxModel softmax(7, 3, 0.0);
   CHECK(pairs(softmax) == std::vector<std::pair<std::size_t, std::size_t>>{{3, 7}, {1, 3}});
   CHECK(softmax.tensor_sizes() == std::vector<std::size_t>{21, 3});

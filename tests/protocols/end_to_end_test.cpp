@@ -191,7 +191,7 @@ TEST_CASE("a ring all-reduce step on a ring with an infinitely fast host takes 2
   CHECK(run.trace.number(10, "consensus_distance") == 0);  // replicas identical
 }
 
-TEST_CASE("powersgd with error feedback trains an MLP data-parallel; messages are (rows + cols)·r float32") {
+TEST_CASE("powersgd with error feedback trains an MLP data-parallel with messages of (rows + cols)·r float32") {
   const std::size_t n = 4;
   json scenario = logistic_ring(n, 200);
   scenario["eval"]["every"] = 200;
