@@ -191,7 +191,8 @@ TEST_CASE("a ring all-reduce step on a ring with an infinitely fast host takes 2
   CHECK(run.trace.number(10, "consensus_distance") == 0);  // replicas identical
 }
 
-TEST_CASE("powersgd with error feedback trains an MLP data-parallel with messages of (rows + cols)·r float32") {
+TEST_CASE(
+    "powersgd with error feedback trains an MLP data-parallel with messages of (rows + cols)·r float32") {
   const std::size_t n = 4;
   json scenario = logistic_ring(n, 200);
   scenario["eval"]["every"] = 200;
@@ -212,4 +213,23 @@ TEST_CASE("powersgd with error feedback trains an MLP data-parallel with message
   const double message_bits = 8.0 * 4 * (36 + 16 + 18 + 2);
   CHECK(low_rank.trace.number(1, "bits_sent") == 200.0 * n * (n - 1) * message_bits);
   CHECK(exact.trace.number(1, "bits_sent") == 200.0 * n * (n - 1) * 8.0 * 4 * 370);
+}
+
+TEST_CASE("dgc with its memory trains data-parallel and sends about the target share of coordinates") {
+  const std::size_t n = 4;
+  json scenario = logistic_ring(n, 300);
+  scenario["eval"]["every"] = 300;
+  scenario["data"]["features"] = 200;
+  scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 300}, {"lr", 0.02}};
+  scenario["algorithm"]["compressor"] = {{"kind", "dgc"}, {"fraction", 0.05}, {"sample", 0.5}};
+  scenario["algorithm"]["memory"] = {{"kind", "dgc"}, {"momentum", 0.9}};
+  const Run run = run_scenario(scenario, "dgc");
+  REQUIRE(run.exit_code == 0);
+  const double initial = run.trace.number(0, "train_loss"), last = run.trace.number(1, "train_loss");
+  INFO("initial " << initial << " after 300 steps " << last);
+  CHECK(last < 0.7 * initial);
+  // d = 201, k = 10: at most 13 coordinates, each 32 bits plus a gap of at most 14 bits, plus the 32-bit count and padding.
+  const double per_message = run.trace.number(1, "bits_sent") / (300.0 * n * (n - 1));
+  CHECK(per_message <= 32 + 13 * (32 + 14) + 7);
+  CHECK(per_message > 32 + 5 * 32);
 }
