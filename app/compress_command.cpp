@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/quantizer.hpp"
 #include "app/commands.hpp"
 #include "common/error.hpp"
 #include "common/npy.hpp"
@@ -56,6 +59,16 @@ std::vector<float> read_vector(const std::string& path) {
 }
 
 // Writes atomically: a temporary file beside the target, then a rename.
+// For the quantizers: the empirical (order-0) entropy of the first encoding's level indices plus its 32-bit
+// norms, per coordinate — the floor no coding of those symbols taken one at a time can beat.
+std::optional<double> entropy_floor(const compression::Compressor& compressor, std::span<const float> values,
+                                    const Rng& rng) {
+  const auto* quantizer = dynamic_cast<const compression::Quantizer*>(&compressor);
+  if (!quantizer || values.empty()) return std::nullopt;
+  Rng same = rng;
+  return quantizer->entropy_bits(values, same) / static_cast<double>(values.size());
+}
+
 void write_vector(const std::string& path, const std::vector<float>& values) {
   std::string header;
   if (has_suffix(path, ".npy")) {
@@ -107,10 +120,9 @@ void add_compress_command(CLI::App& root) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--output", options->output, "Write the first decoded vector here (.npy, or raw float32)");
-  cmd->add_flag(
-      "--json", options->json,
-      "Print one JSON object: dimension, bits, bits_per_coordinate, relative_squared_error, repeats, "
-      "stateful");
+  cmd->add_flag("--json", options->json,
+                "Print one JSON object: dimension, bits, bits_per_coordinate, relative_squared_error, repeats, "
+                "stateful (and entropy_bits_per_coordinate for the quantizers)");
   cmd->callback([options] {
     const bool inline_json = options->compressor.find_first_not_of(" \t\r\n") != std::string::npos &&
                              options->compressor[options->compressor.find_first_not_of(" \t\r\n")] == '{';
@@ -127,6 +139,9 @@ void add_compress_command(CLI::App& root) {
     for (float x : values) norm2 += static_cast<double>(x) * x;
 
     Rng rng = Rng::stream(options->seed, 0, Purpose::user);
+    const std::optional<double> floor = entropy_floor(*compressor, values, rng);
+    // Stateful kinds (PowerSGD's warm-started factor) carry their state from one repeat to the next, as a
+    // sender does from message to message.
     const std::unique_ptr<compression::Compressor::State> state = compressor->make_state(d);
     compression::Bytes bytes;
     std::vector<float> decoded(d), first;
@@ -150,12 +165,13 @@ void add_compress_command(CLI::App& root) {
     if (!options->output.empty()) write_vector(options->output, first);
 
     if (options->json) {
-      const json report = {{"dimension", d},
-                           {"bits", mean_bits},
-                           {"bits_per_coordinate", mean_bits / static_cast<double>(d)},
-                           {"relative_squared_error", mean_error},
-                           {"repeats", options->repeat},
-                           {"stateful", state != nullptr}};
+      json report = {{"dimension", d},
+                     {"bits", mean_bits},
+                     {"bits_per_coordinate", mean_bits / static_cast<double>(d)},
+                     {"relative_squared_error", mean_error},
+                     {"repeats", options->repeat},
+                     {"stateful", state != nullptr}};
+      if (floor) report["entropy_bits_per_coordinate"] = *floor;
       std::printf("%s\n", report.dump().c_str());
     } else {
       std::printf("compressor:             %s\n", resolved.dump().c_str());
@@ -166,6 +182,7 @@ void add_compress_command(CLI::App& root) {
       std::printf("mean bits:              %.6g (float32: %zu)\n", mean_bits, 32 * d);
       std::printf("bits per coordinate:    %.6g\n", mean_bits / static_cast<double>(d));
       std::printf("relative squared error: %.6g\n", mean_error);
+      if (floor) std::printf("entropy floor:          %.6g bits per coordinate\n", *floor);
     }
   });
 }

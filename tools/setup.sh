@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-graph-dev nlohmann-json3-dev catch2 libeigen3-dev zlib1g-dev
-  libbenchmark-dev libcli11-dev libfmt-dev libhwy-dev
+  libbenchmark-dev libcli11-dev libfmt-dev libhwy-dev libzstd-dev
   gnuplot-nox dataset-fashion-mnist python3-jsonschema
 )
 missing=()

@@ -8,8 +8,10 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/compression/layout.hpp"
 #include "common/rng.hpp"
 
 namespace sgdsim {
@@ -61,6 +63,12 @@ class Compressor {
     encode_into(values, rng, out);
   }
 
+  // The tensors of the vectors this compressor will encode (the model's parameter tensors), set once before
+  // the first message; by default none are known and every vector is one tensor. Kinds that bucket or factor
+  // per tensor read it; encoder and decoder must agree on it, as on every other setting.
+  void use_layout(Layout layout) { layout_ = std::move(layout); }
+  const Layout& layout() const { return layout_; }
+
   // The hot-path forms: the caller owns the buffers and reuses them from message to message.
   // Appends the encoding of `values` to `out` (whatever `out` already holds is kept).
   virtual void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const = 0;
@@ -72,6 +80,9 @@ class Compressor {
   // compressor can hand its tail to an inner decoder and still report where in the whole message it broke.
   virtual void decode_from(std::span<const std::uint8_t> message, std::size_t start,
                            std::span<float> out) const = 0;
+
+ private:
+  Layout layout_;
 };
 
 // The compressor kinds. Each registers itself from its own file with its keys, a factory that reads them from

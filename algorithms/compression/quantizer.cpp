@@ -11,6 +11,7 @@
 
 #include "algorithms/compression/norms.hpp"
 #include "algorithms/compression/simd.hpp"
+#include "algorithms/compression/zstd_frame.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::compression {
@@ -69,6 +70,10 @@ LevelTable make_table(const QuantizerConfig& c) {
 
 // Reused from message to message: the encoder is on the simulator's hot path.
 thread_local std::vector<std::uint16_t> index_buffer;
+// The symbol stream inside a zstd frame, and its symbols.
+thread_local Bytes zstd_stream;
+thread_local std::vector<std::uint16_t> symbol_buffer;
+thread_local std::vector<float> norm_buffer;
 }  // namespace
 
 Quantizer::Quantizer(QuantizerConfig config) : config_(std::move(config)), table_(make_table(config_)) {
@@ -78,7 +83,9 @@ Quantizer::Quantizer(QuantizerConfig config) : config_(std::move(config)), table
 }
 
 std::size_t Quantizer::bucket_size(std::size_t dimension) const {
-  return config_.bucket == 0 ? dimension : std::min(config_.bucket, dimension);
+  std::size_t largest = 0;
+  for_each_bucket(dimension, [&largest](std::size_t, std::size_t n) { largest = std::max(largest, n); });
+  return largest;
 }
 
 double Quantizer::variance_factor(std::size_t n) const {
@@ -146,12 +153,33 @@ void Quantizer::quantize(std::span<const float> values, Rng& rng, std::span<floa
   const float scale = output_scale(d);
   index_buffer.resize(bucket);
   const auto levels = table_.values();
-  for (std::size_t begin = 0; begin < d; begin += bucket) {
-    const std::size_t n = std::min(bucket, d - begin);
+  for_each_bucket(d, [&](std::size_t begin, std::size_t n) {
     const float norm = round_bucket(values.subspan(begin, n), rng, index_buffer.data());
     simd::expand_levels(index_buffer.data(), n, levels.data(), levels.size(), norm, config_.contractive,
                         scale, out.data() + begin);
-  }
+  });
+}
+
+void Quantizer::symbols(std::span<const float> values, Rng& rng, std::vector<std::uint16_t>& indices,
+                        std::vector<float>& norms) const {
+  indices.resize(values.size());
+  norms.clear();
+  for_each_bucket(values.size(), [&](std::size_t begin, std::size_t n) {
+    norms.push_back(round_bucket(values.subspan(begin, n), rng, indices.data() + begin));
+  });
+}
+
+double Quantizer::entropy_bits(std::span<const float> values, Rng& rng) const {
+  std::vector<std::uint16_t> indices;
+  std::vector<float> norms;
+  symbols(values, rng, indices, norms);
+  std::vector<std::size_t> counts(table_.size(), 0);
+  for (std::uint16_t i : indices) ++counts[i];
+  double bits = 32.0 * static_cast<double>(norms.size());
+  const double n = static_cast<double>(indices.size());
+  for (std::size_t c : counts)
+    if (c) bits -= static_cast<double>(c) * std::log2(static_cast<double>(c) / n);
+  return bits;
 }
 
 void Quantizer::encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer) const {
@@ -178,27 +206,32 @@ void Quantizer::encode_fixed_bucket(std::span<const float> values, Rng& rng, Bit
   writer.commit(cursor);
 }
 
+void Quantizer::encode_fixed(std::span<const float> values, Rng& rng, Bytes& out) const {
+  BitWriter writer(out);
+  for_each_bucket(values.size(), [&](std::size_t begin, std::size_t n) {
+    encode_fixed_bucket(values.subspan(begin, n), rng, writer);
+  });
+  writer.finish();
+}
+
 void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out) const {
   const std::size_t d = values.size(), bucket = bucket_size(d);
   // Gaps and positions are coded as integers below 2^32.
   if (d >= (std::size_t{1} << 31))
     throw InputError(config_.method + ": vectors of 2^31 or more coordinates are not supported");
   index_buffer.resize(std::max(bucket, chunk));
+  if (config_.coding == Coding::fixed) return encode_fixed(values, rng, out);
+  if (config_.coding == Coding::zstd) return encode_zstd(values, rng, out);
   std::uint16_t* indices = index_buffer.data();
   BitWriter writer(out);
   const std::size_t magnitude_bits =
       elias_length(config_.elias, std::max<std::size_t>(1, table_.magnitudes()));
-  for (std::size_t begin = 0; begin < d; begin += bucket) {
-    const std::size_t n = std::min(bucket, d - begin);
-    if (config_.coding == Coding::fixed) {
-      encode_fixed_bucket(values.subspan(begin, n), rng, writer);
-      continue;
-    }
+  for_each_bucket(d, [&](std::size_t begin, std::size_t n) {
     const float norm = round_bucket(values.subspan(begin, n), rng, indices);
     // Elias: gaps sum to at most n + 1 and a code of g takes at most 2g + 1 bits, so this bounds the bucket.
     writer.reserve(32 + 3 * (n + 1) + n * (1 + magnitude_bits));
     writer.write_float(norm);
-    if (norm == 0.0f) continue;
+    if (norm == 0.0f) return;
     const int zero = zero_index_;
     // Most coordinates round to zero: a bitmap of the nonzero ones lets the loop jump from one to the next.
     nonzero_buffer.resize((n + 63) / 64);
@@ -226,7 +259,7 @@ void Quantizer::encode_into(std::span<const float> values, Rng& rng, Bytes& out)
     // The end of the bucket: a gap that lands one past its last coordinate.
     write_elias(cursor, code, n + 1 - previous);
     writer.commit(cursor);
-  }
+  });
   writer.finish();
 }
 
@@ -304,19 +337,80 @@ void Quantizer::decode_bucket_elias(BitReader& in, std::span<float> out, float s
   }
 }
 
+void Quantizer::decode_fixed(std::span<const std::uint8_t> message, std::size_t start, std::span<float> out,
+                             const char* name) const {
+  BitReader in(message, start, name);
+  const float scale = output_scale(out.size());
+  for_each_bucket(out.size(), [&](std::size_t begin, std::size_t n) {
+    decode_bucket_fixed(in, out.subspan(begin, n), scale);
+  });
+  in.expect_end();
+}
+
+std::size_t Quantizer::symbol_stream_bytes(std::size_t dimension) const {
+  std::size_t buckets = 0;
+  for_each_bucket(dimension, [&buckets](std::size_t, std::size_t) { ++buckets; });
+  return 4 * buckets + dimension * (table_.size() > 256 ? 2 : 1);
+}
+
+void Quantizer::encode_zstd(std::span<const float> values, Rng& rng, Bytes& out) const {
+  symbols(values, rng, symbol_buffer, norm_buffer);
+  const std::size_t d = values.size();
+  const bool wide = table_.size() > 256;
+  zstd_stream.resize(4 * norm_buffer.size() + d * (wide ? 2 : 1));
+  std::uint8_t* at = zstd_stream.data();
+  for (float norm : norm_buffer) {
+    const auto bits = std::bit_cast<std::uint32_t>(norm);
+    for (int b = 0; b < 4; ++b) *at++ = static_cast<std::uint8_t>(bits >> (8 * b));
+  }
+  for (std::size_t i = 0; i < d; ++i) {
+    *at++ = static_cast<std::uint8_t>(symbol_buffer[i]);
+    if (wide) *at++ = static_cast<std::uint8_t>(symbol_buffer[i] >> 8);
+  }
+  append_zstd_frame(zstd_stream, out, config_.zstd_level);
+}
+
+void Quantizer::decode_zstd(std::span<const std::uint8_t> message, std::size_t start,
+                            std::span<float> out) const {
+  const std::size_t d = out.size(), size = symbol_stream_bytes(d);
+  read_zstd_frame(message, start, size, zstd_stream, config_.method);
+  // Past the frame, offsets count within the decompressed stream.
+  const auto fail = [&](const std::string& what, std::size_t offset) {
+    throw DecodeError(config_.method + " decoder: " + what + " at byte offset " + std::to_string(offset) +
+                      " of " + std::to_string(size) + " of the zstd-decompressed stream");
+  };
+  const bool wide = table_.size() > 256;
+  const std::size_t norms_end = size - d * (wide ? 2 : 1);
+  const float scale = output_scale(d);
+  const auto levels = table_.values();
+  std::size_t bucket = 0;
+  for_each_bucket(d, [&](std::size_t begin, std::size_t n) {
+    std::uint32_t bits = 0;
+    for (int b = 0; b < 4; ++b) bits |= std::uint32_t{zstd_stream[4 * bucket + b]} << (8 * b);
+    const float norm = std::bit_cast<float>(bits);
+    if (!(norm >= 0.0f) || std::signbit(norm) || !std::isfinite(norm))
+      fail("corrupt bucket norm", 4 * bucket + 4);
+    ++bucket;
+    symbol_buffer.resize(n);
+    const std::uint8_t* from = zstd_stream.data() + norms_end + begin * (wide ? 2 : 1);
+    for (std::size_t i = 0; i < n; ++i)
+      symbol_buffer[i] = wide ? static_cast<std::uint16_t>(from[2 * i] | (from[2 * i + 1] << 8)) : from[i];
+    const std::size_t good = simd::expand_levels(symbol_buffer.data(), n, levels.data(), levels.size(), norm,
+                                                 config_.contractive, scale, out.data() + begin);
+    if (good < n) fail("level index out of range", norms_end + (begin + good + 1) * (wide ? 2 : 1));
+  });
+}
+
 void Quantizer::decode_from(std::span<const std::uint8_t> message, std::size_t start,
                             std::span<float> out) const {
   const std::size_t d = out.size(), bucket = bucket_size(d);
+  index_buffer.resize(std::max(bucket, chunk));
+  if (config_.coding == Coding::fixed) return decode_fixed(message, start, out, config_.method.c_str());
+  if (config_.coding == Coding::zstd) return decode_zstd(message, start, out);
   BitReader in(message, start, config_.method.c_str());
   const float scale = output_scale(d);
-  index_buffer.resize(std::max(bucket, chunk));
-  for (std::size_t begin = 0; begin < d; begin += bucket) {
-    const auto part = out.subspan(begin, std::min(bucket, d - begin));
-    if (config_.coding == Coding::fixed)
-      decode_bucket_fixed(in, part, scale);
-    else
-      decode_bucket_elias(in, part, scale);
-  }
+  for_each_bucket(
+      d, [&](std::size_t begin, std::size_t n) { decode_bucket_elias(in, out.subspan(begin, n), scale); });
   in.expect_end();
 }
 

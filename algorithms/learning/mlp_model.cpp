@@ -29,6 +29,15 @@ void MlpModel::initialize(std::span<float> params, Rng& rng) const {
   }
 }
 
+std::vector<Model::Shape> MlpModel::tensor_shapes() const {
+  std::vector<Shape> shapes;
+  for (std::size_t l = 0; l + 1 < widths_.size(); ++l) {
+    shapes.push_back({widths_[l + 1], widths_[l]});
+    shapes.push_back({1, widths_[l + 1]});
+  }
+  return shapes;
+}
+
 // Multiply-add = 2 flops, exp/log = 1. Layer n -> m: forward 2nm + m, backward dW 2nm and db m, and except
 // for the first layer the input gradient 2nm. Hidden layers add m for ReLU forward and m for its mask
 // backward; the output adds 4K + 1 for softmax and loss and K for p - onehot(y).

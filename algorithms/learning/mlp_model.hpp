@@ -21,6 +21,9 @@ class MlpModel final : public BlockModel<MlpModel> {
   // layer, zero biases; draws in parameter order.
   void initialize(std::span<float> params, Rng& rng) const override;
   double flops_per_sample() const override;
+  // Per layer W_l (out × in), then b_l.
+  std::vector<Shape> tensor_shapes() const override;
+  std::vector<std::size_t> tensor_sizes() const override { return sizes_of(tensor_shapes()); }
   bool convex() const override { return false; }
   bool classifies() const { return true; }
   const std::vector<std::size_t>& widths() const { return widths_; }

@@ -42,6 +42,22 @@ class Model {
   // the flat vector; they add up to dimension(). Per-tensor bucketing uses them so that no bucket spans two
   // tensors. The default is one tensor: models that do not say otherwise are bucketed as one vector.
   virtual std::vector<std::size_t> tensor_sizes() const { return {dimension()}; }
+  // The same tensors as rows × cols matrices stored row by row (weight matrices out × in, convolution
+  // kernels out_channels × the rest; vectors 1 × size), for compressors that factor matrices (PowerSGD).
+  // The default views each tensor of tensor_sizes() as a 1 × size vector.
+  struct Shape {
+    std::size_t rows = 1, cols = 0;
+  };
+  virtual std::vector<Shape> tensor_shapes() const {
+    std::vector<Shape> shapes;
+    for (std::size_t size : tensor_sizes()) shapes.push_back({1, size});
+    return shapes;
+  }
+  static std::vector<std::size_t> sizes_of(const std::vector<Shape>& shapes) {
+    std::vector<std::size_t> sizes;
+    for (const Shape& s : shapes) sizes.push_back(s.rows * s.cols);
+    return sizes;
+  }
 
   // Non-trainable state that training updates besides the parameters: BatchNorm's running means and
   // variances. It is not part of the parameter vector (no gradient flows to it), so a protocol that wants

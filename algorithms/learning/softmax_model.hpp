@@ -15,6 +15,11 @@ class SoftmaxModel final : public BlockModel<SoftmaxModel> {
   std::size_t dimension() const override { return (features_ + 1) * static_cast<std::size_t>(classes_); }
   void initialize(std::span<float> params, Rng& rng) const override;
   double flops_per_sample() const override;
+  // W (classes × features), then the bias.
+  std::vector<Shape> tensor_shapes() const override {
+    return {{static_cast<std::size_t>(classes_), features_}, {1, static_cast<std::size_t>(classes_)}};
+  }
+  std::vector<std::size_t> tensor_sizes() const override { return sizes_of(tensor_shapes()); }
   bool convex() const override { return true; }
   bool classifies() const { return true; }
 

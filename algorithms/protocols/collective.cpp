@@ -81,7 +81,7 @@ class ParameterServer final : public Collective {
     server_ = static_cast<std::size_t>(spec.integer("server"));
     if (server_ >= setup.nodes)
       spec.expected("server", "an integer in [0, " + std::to_string(setup.nodes - 1) + "] (a node id)");
-    reply_ = make_message_compressor(spec, "compressor", setup.dimension, *setup.costs);
+    reply_ = make_message_compressor(spec, "compressor", setup.dimension, *setup.costs, setup.layout);
   }
 
   void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,

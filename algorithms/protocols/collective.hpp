@@ -28,6 +28,7 @@ struct CollectiveSetup {
   const Costs* costs = nullptr;                         // for the collective's own arithmetic and codecs
   WallClock* clock = nullptr;                           // may be null
   std::string compressor_where;  // where the workers' compressor is set ("file: $.algorithm.compressor")
+  compression::Layout layout;    // the tensors of the averaged vectors (for a re-encoding compressor)
 };
 
 // Simulated seconds per coordinate of the fp32 (kind "none") encoding and decoding, and per float read or

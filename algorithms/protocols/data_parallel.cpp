@@ -11,14 +11,14 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       schedule_(spec),
       local_(environment),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
-                environment.costs),
+                environment.costs, model_layout(*environment.model)),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   Spec collective = spec.variant("collective");
   collective_ =
       make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
-                                   environment.clock, spec.where("compressor")});
+                                   environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
   majority_vote_ = spec.string("aggregate") == "majority_vote";
   const keys::Kind* kind = compression::compressors().find(encoders_.kind());
   if (majority_vote_ && !(kind && kind->has("sign_votes"))) {

@@ -5,10 +5,11 @@
 namespace sgdsim::protocols {
 
 MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
-                                          const Costs& costs) {
+                                          const Costs& costs, const compression::Layout& layout) {
   Spec given = parent.variant(key);
   MessageCompressor made;
   made.compressor = compression::make_compressor(given);
+  made.compressor->use_layout(layout);
   // One trial encoding of a vector of the right length surfaces dimension errors now.
   Rng rng(0);
   made.compressor->encode(std::vector<float>(dimension, 1.0f), rng);
@@ -16,6 +17,13 @@ MessageCompressor make_message_compressor(Spec& parent, const std::string& key, 
   made.decode_s = costs.decode_s(given.kind_name(), dimension, given.where());
   made.kind = given.kind_name();
   return made;
+}
+
+compression::Layout model_layout(const learning::Model& model) {
+  std::vector<compression::Tensor> tensors;
+  for (const learning::Model::Shape& shape : model.tensor_shapes())
+    tensors.push_back({shape.rows, shape.cols});
+  return compression::Layout(std::move(tensors));
 }
 
 std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
@@ -28,9 +36,9 @@ std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
 }
 
 Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
-                   const Costs& costs)
+                   const Costs& costs, const compression::Layout& layout)
     : nodes_(nodes), clock_(clock) {
-  MessageCompressor made = make_message_compressor(spec, "compressor", dimension, costs);
+  MessageCompressor made = make_message_compressor(spec, "compressor", dimension, costs, layout);
   compressor_ = std::move(made.compressor);
   kind_ = made.kind;
   encode_s_ = made.encode_s;

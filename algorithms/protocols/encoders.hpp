@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/learning/model.hpp"
 #include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/memory.hpp"
 #include "algorithms/protocols/port.hpp"
@@ -34,8 +35,12 @@ struct MessageCompressor {
 
 // Reads `parent[key]`, a key declared as a compressor variant, and checks it against the model's dimension at
 // once (e.g. top-k with k > d), so such a scenario fails validation instead of failing mid-run.
+// `layout`: the tensors of the vectors it will compress (the compressor is told before the trial encoding).
 MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
-                                          const Costs& costs);
+                                          const Costs& costs, const compression::Layout& layout = {});
+
+// The model's parameter tensors as the compression layer sees them.
+compression::Layout model_layout(const learning::Model& model);
 
 class Encoders {
  public:
@@ -44,9 +49,10 @@ class Encoders {
   static std::vector<keys::Key> keys(const std::string& compressor_help,
                                      std::optional<nlohmann::json> default_compressor = std::nullopt);
 
-  // Reads those keys from the protocol's Spec.
+  // Reads those keys from the protocol's Spec. `layout`: the tensors of the vectors (model_layout(); by
+  // default none, each vector one tensor).
   Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
-           const Costs& costs);
+           const Costs& costs, const compression::Layout& layout = {});
 
   // Node i encodes `vector` (plus what its memory carries) into `bytes` (replaced) and decodes them into
   // `own` exactly as every receiver will; its memory learns what was sent and `stats` gains the relative

@@ -34,7 +34,7 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
       silence_(silence),
       dimension_(environment.model->dimension()),
       encoders_(spec, environment.topology->nodes, dimension_, environment.seed, environment.clock,
-                environment.costs),
+                environment.costs, model_layout(*environment.model)),
       difference_(dimension_),
       q_(dimension_),
       consensus_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(dimension_))),

@@ -31,10 +31,10 @@ TEST_CASE("quantizer defaults are filled in and echoed") {
   const json q = resolve(R"({"kind": "qsgd"})");
   CHECK(q ==
         json::parse(R"({"kind": "qsgd", "table": "paper", "levels": 16, "coding": "elias", "elias": "omega",
-                             "bucket": 8192, "scale": "none"})"));
+                             "bucket": 8192, "bucketing": "flat", "scale": "none"})"));
   const json n = resolve(R"({"kind": "nuqsgd", "table": "code"})");
   CHECK(n == json::parse(R"({"kind": "nuqsgd", "table": "code", "ratio": 0.5, "bits": 4, "coding": "fixed",
-                             "bucket": 8192, "scale": "none"})"));
+                             "bucket": 8192, "bucketing": "flat", "scale": "none"})"));
   CHECK(resolve(R"({"kind": "nuqsgd"})")["levels"] == 7);
   CHECK(resolve(R"({"kind": "sign"})")["bucket"] == 0);
   const json c =

@@ -155,3 +155,65 @@ TEST_CASE("EF-SignSGD: scaled sign with error feedback sends the carried vector'
     }
   }
 }
+
+TEST_CASE("the dgc memory: momentum correction, momentum factor masking and local gradient clipping") {
+  const std::vector<float> g = {1, 2, 0.5f};
+  std::vector<float> own(3);
+  compression::Bytes bytes;
+  protocols::NodeStats stats;
+  {
+    Built built(
+        {{"compressor", {{"kind", "topk"}, {"k", 1}}}, {"memory", {{"kind", "dgc"}, {"momentum", 0.5}}}}, 1,
+        3);
+    CHECK(built.resolved["memory"] ==
+          json{{"kind", "dgc"}, {"momentum", 0.5}, {"clip", 0.0}, {"masking", true}});
+    // u = g, v = g: sends 2 at 1; v = (1, 0, .5) and, masked, u = (1, 0, .5).
+    built.encoders.encode(0, g, bytes, own, stats);
+    CHECK(own == std::vector<float>{0, 2, 0});
+    // u = .5u + g = (1.5, 2, .75), v = (2.5, 2, 1.25): sends 2.5 at 0; u = (0, 2, .75), v = (0, 2, 1.25).
+    built.encoders.encode(0, g, bytes, own, stats);
+    CHECK(own == std::vector<float>{2.5f, 0, 0});
+    // u = (1, 3, .875), v = (1, 5, 2.125): sends 5 at 1.
+    built.encoders.encode(0, g, bytes, own, stats);
+    CHECK(own == std::vector<float>{0, 5, 0});
+  }
+  {
+    Built built({{"compressor", {{"kind", "topk"}, {"k", 1}}},
+                 {"memory", {{"kind", "dgc"}, {"momentum", 0.5}, {"masking", false}}}},
+                1, 3);
+    built.encoders.encode(0, g, bytes, own, stats);
+    // Unmasked: u = (1.5, 3, .75), v = (2.5, 3, 1.25): sends 3 at 1.
+    built.encoders.encode(0, g, bytes, own, stats);
+    CHECK(own == std::vector<float>{0, 3, 0});
+  }
+  {
+    Built built(
+        {{"compressor", {{"kind", "none"}}}, {"memory", {{"kind", "dgc"}, {"momentum", 0.0}, {"clip", 1.0}}}},
+        1, 3);
+    // ||(3, 4, 0)|| = 5 is clipped to 1.
+    built.encoders.encode(0, std::vector<float>{3, 4, 0}, bytes, own, stats);
+    CHECK(own == std::vector<float>{0.6f, 0.8f, 0});
+  }
+}
+
+TEST_CASE("the encoders hand the model's tensor layout to the compressor, which buckets per tensor") {
+  const json protocol = {
+      {"compressor", {{"kind", "qsgd"}, {"coding", "fixed"}, {"bucket", 8}, {"bucketing", "per_tensor"}}}};
+  json resolved;
+  const keys::Object declared{"protocol", "", protocols::Encoders::keys("test")};
+  Spec spec(protocol, "test.json", "$.algorithm", resolved, declared);
+  const compression::Layout layout({{2, 3}, {1, 4}});  // 6 + 4 coordinates: buckets 6 | 4, not 8 | 2
+  protocols::Encoders encoders(spec, 1, 10, 11, nullptr, protocols::Costs{}, layout);
+  spec.finish();
+  CHECK(encoders.compressor().layout().tensors().size() == 2);
+  compression::Bytes bytes;
+  std::vector<float> own(10);
+  protocols::NodeStats stats;
+  encoders.encode(0, std::vector<float>(10, 1.0f), bytes, own, stats);
+  // Two norms and ten 6-bit indices either way; the first norm covers 6 coordinates: √6.
+  CHECK(bytes.size() == (2 * 32 + 10 * 6 + 7) / 8);
+  std::uint32_t bits = (std::uint32_t{bytes[0]} << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3];
+  float norm;
+  std::memcpy(&norm, &bits, 4);
+  CHECK(norm == static_cast<float>(std::sqrt(6.0)));
+}

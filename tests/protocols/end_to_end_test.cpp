@@ -190,3 +190,46 @@ TEST_CASE("a ring all-reduce step on a ring with an infinitely fast host takes 2
   CHECK(run.trace.number(10, "bits_sent") == 10.0 * 2 * (n - 1) * 32 * static_cast<double>(d));
   CHECK(run.trace.number(10, "consensus_distance") == 0);  // replicas identical
 }
+
+TEST_CASE(
+    "powersgd with error feedback trains an MLP data-parallel with messages of (rows + cols)·r float32") {
+  const std::size_t n = 4;
+  json scenario = logistic_ring(n, 200);
+  scenario["eval"]["every"] = 200;
+  scenario["model"] = {{"kind", "mlp"}, {"hidden", {16}}, {"l2", 0.0}};
+  scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 200}, {"lr", 0.2}};
+  const Run exact = run_scenario(scenario, "powersgd-fp32");
+  scenario["algorithm"]["compressor"] = {{"kind", "powersgd"}, {"rank", 1}};
+  scenario["algorithm"]["memory"] = "error_feedback";
+  const Run low_rank = run_scenario(scenario, "powersgd-rank1");
+  REQUIRE(exact.exit_code == 0);
+  REQUIRE(low_rank.exit_code == 0);
+  const double initial = low_rank.trace.number(0, "train_loss");
+  INFO("initial " << initial << " fp32 " << exact.trace.number(1, "train_loss") << " powersgd "
+                  << low_rank.trace.number(1, "train_loss"));
+  CHECK(low_rank.trace.number(1, "train_loss") < 0.6 * initial);
+  CHECK(low_rank.trace.number(1, "train_loss") < 1.2 * exact.trace.number(1, "train_loss"));
+  // W1 16 × 20 at rank 1 (36 floats), b1 16, W2 2 × 16 at rank 1 (18 floats), b2 2: 72 floats, against 370.
+  const double message_bits = 8.0 * 4 * (36 + 16 + 18 + 2);
+  CHECK(low_rank.trace.number(1, "bits_sent") == 200.0 * n * (n - 1) * message_bits);
+  CHECK(exact.trace.number(1, "bits_sent") == 200.0 * n * (n - 1) * 8.0 * 4 * 370);
+}
+
+TEST_CASE("dgc with its memory trains data-parallel and sends about the target share of coordinates") {
+  const std::size_t n = 4;
+  json scenario = logistic_ring(n, 300);
+  scenario["eval"]["every"] = 300;
+  scenario["data"]["features"] = 200;
+  scenario["algorithm"] = {{"kind", "data_parallel"}, {"steps", 300}, {"lr", 0.02}};
+  scenario["algorithm"]["compressor"] = {{"kind", "dgc"}, {"fraction", 0.05}, {"sample", 0.5}};
+  scenario["algorithm"]["memory"] = {{"kind", "dgc"}, {"momentum", 0.9}};
+  const Run run = run_scenario(scenario, "dgc");
+  REQUIRE(run.exit_code == 0);
+  const double initial = run.trace.number(0, "train_loss"), last = run.trace.number(1, "train_loss");
+  INFO("initial " << initial << " after 300 steps " << last);
+  CHECK(last < 0.7 * initial);
+  // d = 201, k = 10: at most 13 coordinates, each 32 bits plus a gap of at most 14 bits, plus the 32-bit count and padding.
+  const double per_message = run.trace.number(1, "bits_sent") / (300.0 * n * (n - 1));
+  CHECK(per_message <= 32 + 13 * (32 + 14) + 7);
+  CHECK(per_message > 32 + 5 * 32);
+}

@@ -136,13 +136,21 @@ TEST_CASE("ResNet-20 and LeNet-5 have the published sizes, tensor boundaries and
   const auto lenet = make_lenet5(TorchOptions{}, ImageShape{1, 28, 28}, 10);
   CHECK(lenet->dimension() == 61706);  // 156 + 2416 + 48120 + 10164 + 850
   CHECK(lenet->tensor_sizes() == std::vector<std::size_t>{150, 6, 2400, 16, 48000, 120, 10080, 84, 840, 10});
+  // As matrices: convolution kernels out_channels × (in_channels · kernel area), linear weights out × in.
+  const auto shapes = lenet->tensor_shapes();
+  REQUIRE(shapes.size() == 10);
+  CHECK((shapes[0].rows == 6 && shapes[0].cols == 25));
+  CHECK((shapes[1].rows == 1 && shapes[1].cols == 6));
+  CHECK((shapes[2].rows == 16 && shapes[2].cols == 150));
+  CHECK((shapes[4].rows == 120 && shapes[4].cols == 400));
+  CHECK((shapes[9].rows == 1 && shapes[9].cols == 10));
   CHECK(lenet->state_dimension() == 0);
   // 416 520 multiply-adds forward; the first convolution needs no input gradient (2 * 117 600 less).
   CHECK(lenet->flops_per_sample() > 3 * 2 * 416520.0 - 2 * 117600.0);
   CHECK(lenet->flops_per_sample() < 3 * 2 * 416520.0);
-  // The Eigen models keep the defaults: one tensor, no state.
+  // The Eigen MLP: W1 (3 × 4), b1, W2 (2 × 3), b2; no state.
   const MlpModel mlp(4, {3}, 2, 0.0);
-  CHECK(mlp.tensor_sizes() == std::vector<std::size_t>{mlp.dimension()});
+  CHECK(mlp.tensor_sizes() == std::vector<std::size_t>{12, 3, 6, 2});
   CHECK(mlp.state_dimension() == 0);
 }
 

@@ -93,6 +93,8 @@ TorchModel::TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions
   flops_per_sample_ = network_->flops_per_sample;
   for (const torch::Tensor& p : network_->parameters) {
     tensor_sizes_.push_back(static_cast<std::size_t>(p.numel()));
+    const std::size_t rows = p.dim() >= 2 && p.size(0) > 0 ? static_cast<std::size_t>(p.size(0)) : 1;
+    tensor_shapes_.push_back({rows, tensor_sizes_.back() / rows});
     dimension_ += tensor_sizes_.back();
   }
   for (const torch::Tensor& s : network_->state) {

@@ -50,6 +50,7 @@ class TorchModel final : public Model {
                       std::span<const std::size_t> subset = {}) const override;
   double flops_per_sample() const override { return flops_per_sample_; }
   std::vector<std::size_t> tensor_sizes() const override { return tensor_sizes_; }
+  std::vector<Shape> tensor_shapes() const override { return tensor_shapes_; }
 
   std::size_t state_dimension() const override { return state_dimension_; }
   std::vector<std::size_t> state_tensor_sizes() const override { return state_tensor_sizes_; }
@@ -81,6 +82,7 @@ class TorchModel final : public Model {
   std::size_t dimension_ = 0;
   std::size_t state_dimension_ = 0;
   std::vector<std::size_t> tensor_sizes_;
+  std::vector<Shape> tensor_shapes_;  // out × the rest for weights and kernels, 1 × n for vectors
   std::vector<std::size_t> state_tensor_sizes_;
   double flops_per_sample_ = 0;
 };
