@@ -113,7 +113,7 @@ TEST_CASE("a straggler computes at its speed times its profile") {
   CHECK(out[1] == Approx(1.0).epsilon(1e-9));
 }
 
-TEST_CASE("a link failure loses the message; the receive gives up at its timeout; later messages pass") {
+TEST_CASE("a link failure loses the message, the receive gives up, and later messages pass") {
   auto path = path_topology(2, {bandwidth, latency});
   sim::NetworkOptions options;
   options.dynamics.link_state = {{steps({{0.5, 0}, {1.5, 1}})}};
