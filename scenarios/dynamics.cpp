@@ -345,6 +345,20 @@ void add(std::vector<std::vector<sim::Profile>>& lists, std::size_t size, std::s
   lists[element].push_back(std::move(profile));
 }
 
+// The "failures" entries of `parent`: each selected element (edge or node) gets the entry's state profile.
+void read_failures(Spec& parent, std::uint64_t seed, std::vector<std::vector<sim::Profile>>& lists,
+                   std::size_t size, Category category,
+                   const std::function<std::vector<std::size_t>(Spec&)>& select) {
+  std::vector<Spec> entries = parent.objects("failures");
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    Spec& entry = entries[e];
+    const auto selected = select(entry);
+    const sim::Profile profile = read_failure(entry, seed);
+    for (std::size_t element : selected) add(lists, size, element, profile, category, e);
+    entry.finish();
+  }
+}
+
 }  // namespace
 
 keys::Family& profiles() {
@@ -391,14 +405,8 @@ void read_network_dynamics(Spec& network, const topology::Topology& topology, st
     }
     entry.finish();
   }
-  entries = network.objects("failures");
-  for (std::size_t e = 0; e < entries.size(); ++e) {
-    Spec& entry = entries[e];
-    const auto selected = selected_edges(entry, topology);
-    const sim::Profile profile = read_failure(entry, seed);
-    for (std::size_t k : selected) add(dynamics.link_state, edges, k, profile, link_state, e);
-    entry.finish();
-  }
+  read_failures(network, seed, dynamics.link_state, edges, link_state,
+                [&](Spec& entry) { return selected_edges(entry, topology); });
   entries = network.objects("background");
   for (std::size_t e = 0; e < entries.size(); ++e) {
     Spec& entry = entries[e];
@@ -470,14 +478,8 @@ void read_compute_dynamics(Spec& compute, std::size_t nodes, std::uint64_t seed,
     }
     entry.finish();
   }
-  entries = compute.objects("failures");
-  for (std::size_t e = 0; e < entries.size(); ++e) {
-    Spec& entry = entries[e];
-    const auto selected = selected_nodes(entry, nodes);
-    const sim::Profile profile = read_failure(entry, seed);
-    for (std::size_t i : selected) add(dynamics.node_state, nodes, i, profile, node_state, e);
-    entry.finish();
-  }
+  read_failures(compute, seed, dynamics.node_state, nodes, node_state,
+                [&](Spec& entry) { return selected_nodes(entry, nodes); });
 }
 
 }  // namespace sgdsim::scenarios
