@@ -8,8 +8,10 @@
 #include <string>
 
 #include "app/commands.hpp"
+#include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/spec.hpp"
+#include "scenarios/compute.hpp"
 #include "scenarios/network.hpp"
 #include "scenarios/scenario.hpp"
 #include "topologies/topology.hpp"
@@ -22,7 +24,51 @@ struct TopologyOptions {
   std::string scenario;
   std::string weights = "metropolis";
   bool json_output = false;
+  std::string link;     // "a-b": print the profiles this link follows
+  long long node = -1;  // >= 0: print the speed profile this node's host follows
+  double until = 60;    // seconds of profile to print
 };
+
+// `--link a-b` / `--node i`: the profiles SimGrid is given for that link or host, as `time value` lines
+// (node failures included: they take the node's links down and stop its host).
+void print_profiles(const TopologyOptions& options, const topology::Topology& topology, Spec& root,
+                    const sim::Dynamics& network_dynamics, std::uint64_t seed, const std::string& base_dir) {
+  sim::Dynamics dynamics = network_dynamics;
+  scenarios::read_compute(root, base_dir.empty() ? "." : base_dir, topology.nodes, seed, &dynamics);
+  json out = json::object();
+  const auto series = [&](const char* name, const std::vector<sim::Profile>& parts, double scale) {
+    json points = json::array();
+    for (const auto& [t, v] : sim::profile_until(parts, options.until)) points.push_back({t, v * scale});
+    out[name] = points;
+  };
+  if (!options.link.empty()) {
+    std::size_t a = 0, b = 0;
+    if (std::sscanf(options.link.c_str(), "%zu-%zu", &a, &b) != 2)
+      throw InputError("--link: expected a-b (two node ids), found \"" + options.link + "\"");
+    if (a > b) std::swap(a, b);
+    std::size_t k = 0;
+    while (k < topology.edges.size() && !(topology.edges[k].a == a && topology.edges[k].b == b)) ++k;
+    if (k == topology.edges.size())
+      throw InputError("--link: no edge between nodes " + std::to_string(a) + " and " + std::to_string(b));
+    const sim::ResolvedLink link = sim::resolved_link(dynamics, k, a, b);
+    series("bandwidth_Bps", link.bandwidth, topology.edges[k].link.bandwidth);
+    series("latency_s", link.latency, topology.edges[k].link.latency);
+    series("state", link.state, 1.0);
+  } else {
+    if (static_cast<std::size_t>(options.node) >= topology.nodes)
+      throw InputError("--node: expected a node id below " + std::to_string(topology.nodes));
+    series("speed_factor", sim::resolved_speed(dynamics, static_cast<std::size_t>(options.node)), 1.0);
+  }
+  if (options.json_output) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  for (const auto& [name, points] : out.items()) {
+    std::printf("# %s until %g s\n", name.c_str(), options.until);
+    for (const auto& point : points)
+      std::printf("%.9g %.9g\n", point[0].get<double>(), point[1].get<double>());
+  }
+}
 
 void print_topology(const TopologyOptions& options) {
   const json document = parse_json_file(options.scenario);
@@ -34,6 +80,10 @@ void print_topology(const TopologyOptions& options) {
   const scenarios::Network network = scenarios::read_network(root, seed, base_dir);
   const topology::Topology& topology = network.topology;
   const std::string& model = network.options.model;
+  if (!options.link.empty() || options.node >= 0) {
+    print_profiles(options, topology, root, network.options.dynamics, seed, base_dir);
+    return;
+  }
 
   std::size_t min_degree = topology.nodes ? SIZE_MAX : 0, max_degree = 0;
   for (std::size_t i = 0; i < topology.nodes; ++i) {
@@ -96,6 +146,10 @@ void add_topology_command(CLI::App& root) {
   cmd->add_option("--weights", options->weights, "Mixing weights used for the spectral gap")
       ->check(CLI::IsMember({"metropolis", "uniform"}))
       ->capture_default_str();
+  cmd->add_option("--link", options->link,
+                  "Print the bandwidth, latency and state profiles link a-b follows (time value lines)");
+  cmd->add_option("--node", options->node, "Print the speed factor profile node i's host follows");
+  cmd->add_option("--until", options->until, "Seconds of profile to print")->capture_default_str();
   cmd->callback([options] { print_topology(*options); });
 }
 

@@ -18,7 +18,7 @@ Observer::Observer(std::size_t nodes, const learning::Model& model, const learni
       clock_(clock),
       latest_(nodes),
       reached_(nodes, 0) {
-  trace_ << trace_header << '\n';
+  trace_ << trace_header << (options_.nodes_down ? failure_header : "") << '\n';
 }
 
 bool Observer::wants(std::int64_t step) const {
@@ -40,6 +40,8 @@ void Observer::observe(std::int64_t step, std::size_t node, std::span<const floa
   p.total.wire_bytes += stats.wire_bytes;
   p.total.messages += stats.messages;
   p.total.triggers += stats.triggers;
+  p.total.lost += stats.lost;
+  p.total.timed_out += stats.timed_out;
   p.total.compression_error += stats.compression_error;
   p.total.compressions += stats.compressions;
   p.time = std::max(p.time, stats.time);
@@ -70,6 +72,8 @@ void Observer::complete(std::int64_t step, Pending& p) {
   row.bytes_on_wire = p.total.wire_bytes;
   row.messages = p.total.messages;
   if (options_.has_trigger) row.triggers = p.total.triggers;
+  if (options_.nodes_down)
+    row.failures = TraceRow::Failures{p.total.lost, p.total.timed_out, options_.nodes_down(p.time)};
   row.consensus_distance = p.spread / static_cast<double>(nodes_);
   for (std::size_t w = 0; w < protocols::work_kinds; ++w)
     row.work_s[w] = p.total.work_s[w] / static_cast<double>(nodes_);

@@ -3,6 +3,7 @@
 // trace row. It reads node state handed to it; it costs no simulated time and no bits, and changes nothing.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <vector>
@@ -21,6 +22,8 @@ struct ObserverOptions {
   std::vector<std::size_t> train_subset;  // samples for train_loss; empty = the whole training set
   bool has_trigger = false;               // fill the triggers column
   bool progress = false;                  // one status line on stderr per row
+  // Runs that can fail: the failure columns, with the number of nodes down at a simulated time.
+  std::function<std::size_t(double)> nodes_down;
 };
 
 class Observer : public protocols::Probe {

@@ -16,10 +16,14 @@ std::string cell(const std::optional<T>& value) {
 }  // namespace
 
 void write_trace_row(std::ostream& out, const TraceRow& row) {
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", row.step, row.sim_time_s, row.bits_sent,
+  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}", row.step, row.sim_time_s, row.bits_sent,
                      row.bytes_on_wire, row.messages, cell(row.triggers), row.train_loss,
                      cell(row.test_accuracy), row.consensus_distance, cell(row.suboptimality),
                      cell(row.compression_error), fmt::join(row.work_s, ","), row.communication_s);
+  if (row.failures)
+    out << fmt::format(",{},{},{}", row.failures->messages_lost, row.failures->receives_timed_out,
+                       row.failures->nodes_down);
+  out << '\n';
 }
 
 nlohmann::json to_json(const TraceRow& row) {

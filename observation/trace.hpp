@@ -30,11 +30,22 @@ struct TraceRow {
   // rest of each node's time: waiting for the network and for its neighbours.
   std::array<double, protocols::work_kinds> work_s{};
   double communication_s = 0;
+  // Runs that can fail (network.receive_timeout > 0) only: cumulative sends that reached nobody, cumulative
+  // receives that gave up, and the nodes down at sim_time_s.
+  struct Failures {
+    std::uint64_t messages_lost = 0;
+    std::uint64_t receives_timed_out = 0;
+    std::size_t nodes_down = 0;
+  };
+  std::optional<Failures> failures;
 };
 
 inline constexpr const char* trace_header =
     "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,consensus_distance,"
     "suboptimality,compression_error,gradient_s,encode_s,decode_s,mixing_s,update_s,communication_s";
+
+// Appended to trace_header when the run can fail.
+inline constexpr const char* failure_header = ",messages_lost,receives_timed_out,nodes_down";
 
 // summary.json's "simulated_time_s": the row's time split by kind of work, and the total.
 nlohmann::json time_split_json(const TraceRow& row);

@@ -6,6 +6,7 @@
 
 #include "algorithms/compression/compressor.hpp"
 #include "common/spec.hpp"
+#include "scenarios/dynamics.hpp"
 
 namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
@@ -116,24 +117,29 @@ const keys::Object& compute_keys() {
        keys::boolean("decode", "Decoding each received message.").fallback_to(true),
        keys::boolean("mixing", "Consensus, gossip and averaging arithmetic.").fallback_to(true),
        keys::boolean("update", "The SGD update x −= η g.").fallback_to(true)}};
-  static const keys::Object compute{
-      "compute",
-      "How fast the simulated hosts do each kind of work: model math at host_speed, the rest priced by a "
-      "device profile (docs/compute.md).",
-      {keys::speed("host_speed", "Speed of every host for model math (forward and backward passes).")
-           .computed_default("the profile's host_speed"),
-       keys::path("profile", "A device profile (JSON, as written by `sgdsim calibrate`).")
-           .computed_default("the bundled profile, profiles/default.json"),
-       keys::bandwidth("memory_bandwidth", "Overrides the profile's memory bandwidth (vector arithmetic).")
-           .computed_default("the profile's memory_bandwidth"),
-       keys::any("codecs", codecs_help + " Entries override the profile's, one throughput at a time.")
-           .shaped(codecs_shape(true))
-           .computed_default("the profile's codecs"),
-       keys::object("charge", charge, "Which kinds of work cost simulated time.")}};
+  static const keys::Object compute = [&] {
+    keys::Object o{
+        "compute",
+        "How fast the simulated hosts do each kind of work: model math at host_speed, the rest priced by a "
+        "device profile (docs/compute.md).",
+        {keys::speed("host_speed", "Speed of every host for model math (forward and backward passes).")
+             .computed_default("the profile's host_speed"),
+         keys::path("profile", "A device profile (JSON, as written by `sgdsim calibrate`).")
+             .computed_default("the bundled profile, profiles/default.json"),
+         keys::bandwidth("memory_bandwidth", "Overrides the profile's memory bandwidth (vector arithmetic).")
+             .computed_default("the profile's memory_bandwidth"),
+         keys::any("codecs", codecs_help + " Entries override the profile's, one throughput at a time.")
+             .shaped(codecs_shape(true))
+             .computed_default("the profile's codecs"),
+         keys::object("charge", charge, "Which kinds of work cost simulated time.")}};
+    for (auto& key : compute_dynamics_keys()) o.keys.push_back(std::move(key));
+    return o;
+  }();
   return compute;
 }
 
-Compute read_compute(Spec& root, const std::string& base_dir) {
+Compute read_compute(Spec& root, const std::string& base_dir, std::size_t nodes, std::uint64_t seed,
+                     sim::Dynamics* dynamics) {
   Spec compute = root.object("compute");
   Profile profile;
   if (compute.has("profile")) {
@@ -158,6 +164,7 @@ Compute read_compute(Spec& root, const std::string& base_dir) {
   for (std::size_t w = 0; w < protocols::work_kinds; ++w)
     costs.charged[w] = charge.boolean(std::string(protocols::work_names[w]));
   charge.finish();
+  if (dynamics) read_compute_dynamics(compute, nodes, seed, base_dir, *dynamics);
   compute.finish();
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "algorithms/protocols/costs.hpp"
 #include "common/keys.hpp"
+#include "sim/dynamics.hpp"
 
 namespace sgdsim {
 class Spec;
@@ -27,7 +28,9 @@ struct Compute {
 
 // Reads and finishes `root`'s "compute" object; a profile path is relative to `base_dir`. The resolved
 // scenario receives every effective entry, so that it reproduces the run whatever the profile file becomes.
-Compute read_compute(Spec& root, const std::string& base_dir);
+// Straggler speeds, speed profiles and node failures of `nodes` nodes go to `dynamics` (when given).
+Compute read_compute(Spec& root, const std::string& base_dir, std::size_t nodes = 0, std::uint64_t seed = 0,
+                     sim::Dynamics* dynamics = nullptr);
 
 // The bundled profile (profiles/default.json, compiled in).
 std::string_view default_profile_text();

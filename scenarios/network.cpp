@@ -1,6 +1,7 @@
 #include "scenarios/network.hpp"
 
 #include "common/spec.hpp"
+#include "scenarios/dynamics.hpp"
 
 namespace sgdsim::scenarios {
 
@@ -30,6 +31,7 @@ const keys::Object& network_keys() {
             .fallback_to(0)
             .between(0, 1 << 30)
             .in_unit("bytes"));
+    for (auto& key : network_dynamics_keys()) o.keys.push_back(std::move(key));
     return o;
   }();
   return object;
@@ -46,6 +48,7 @@ Network read_network(Spec& root, std::uint64_t seed, const std::string& base_dir
     spec.fail("mtu", "must exceed header_bytes (" + std::to_string(network.options.header_bytes) +
                          ") to leave room for payload in a segment, or be 0 (no segmentation); found " +
                          std::to_string(network.options.mtu));
+  read_network_dynamics(spec, network.topology, seed, base_dir, network.options.dynamics);
   spec.finish();
   return network;
 }

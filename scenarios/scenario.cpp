@@ -138,8 +138,12 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   topology_ = std::move(network.topology);
   network_ = network.options;
 
-  Compute compute = read_compute(root, base_dir);
+  Compute compute = read_compute(root, base_dir, topology_.nodes, seed_, &network_.dynamics);
   network_.host_speed = compute.host_speed;
+  if (network_.dynamics.has_failures() && network_.dynamics.receive_timeout <= 0)
+    throw InputError(origin +
+                     ": $.network.receive_timeout: must be > 0 when links or nodes can fail (a "
+                     "receive from a failed neighbour would wait forever)");
 
   Spec data = root.variant("data");
   problem_ = data.in_context([&] { return learning::load_problem(data, seed_, base_dir); });
@@ -172,7 +176,12 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.seed = seed_;
   environment_.clock = &clock_;
   environment_.costs = compute.costs;
+  environment_.lossy = network_.dynamics.receive_timeout > 0;
   Spec algorithm = root.variant("algorithm");
+  if (environment_.lossy && !algorithm.kind()->has("survives_failures"))
+    algorithm.fail("kind",
+                   "\"" + algorithm.kind_name() +
+                       "\" does not handle lost messages; it cannot run with network.receive_timeout > 0");
   protocol_ = protocols::make_protocol(algorithm, environment_);
   algorithm_ = algorithm.kind_name();
   observer_options_.steps = resolved_["algorithm"]["steps"].get<std::int64_t>();
@@ -208,6 +217,15 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   observation::ObserverOptions options = observer_options_;
   options.progress = progress;
+  if (network_.dynamics.receive_timeout > 0) {
+    const sim::Dynamics& dynamics = network_.dynamics;
+    options.nodes_down = [&dynamics](double time) {
+      std::size_t down = 0;
+      for (const auto& state : dynamics.node_state)
+        if (!state.empty() && sim::profile_until(state, time).back().second == 0) ++down;
+      return down;
+    };
+  }
   observation::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
   environment_.probe = &observer;
   // Divergence is found where the step is not known (a gradient, a compressor's input); the observer knows
@@ -282,6 +300,10 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
         {"optimum", optimum_seconds},
         {"simulator_and_protocol", wall - optimum_seconds - gradient - compression - evaluation}}},
       {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0}};
+  if (last.failures) {
+    summary["totals"]["messages_lost"] = last.failures->messages_lost;
+    summary["totals"]["receives_timed_out"] = last.failures->receives_timed_out;
+  }
   if (diverged) {
     const Divergence& where = diverged->where();
     summary["divergence"] = {{"step", where.step},

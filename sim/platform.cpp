@@ -1,26 +1,77 @@
 #include "sim/platform.hpp"
 
+#include <memory>
 #include <string>
 
+#include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/s4u.hpp>
 
 namespace sgdsim::sim {
 
-std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed) {
+namespace {
+
+namespace profile = simgrid::kernel::profile;
+
+// A SimGrid profile following the product of `parts`, each value multiplied by `scale`. The events are
+// generated lazily (SimGrid asks for more when it has used them up), so random and periodic profiles need no
+// horizon. SimGrid stores each value with the delay since the previous one.
+profile::Profile* make_profile(const std::string& name, const std::vector<Profile>& parts, double scale) {
+  struct State {
+    ProfileEvents events;
+    double last = 0;
+  };
+  auto state = std::make_shared<State>(State{ProfileEvents(parts), 0});
+  return profile::ProfileBuilder::from_callback(
+      name,
+      [state, scale](std::vector<profile::DatedValue>& values) {
+        for (int k = 0; k < 64; ++k) {
+          const auto event = state->events.next();
+          if (!event) return;
+          values.emplace_back(event->first - state->last, event->second * scale);
+          state->last = event->first;
+        }
+      },
+      -1);
+}
+
+}  // namespace
+
+std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed,
+                                                const Dynamics& dynamics) {
   namespace s4u = simgrid::s4u;
   // A Dijkstra zone given only the one-hop routes computes multi-hop (fewest-hop) routes on demand and caches
   // them per source: memory grows with the edges, not with the N^2 pairs a full zone would store.
   s4u::NetZone* zone = s4u::create_dijkstra_zone("network", /*cache=*/true);
   std::vector<s4u::Host*> hosts(topology.nodes);
-  for (std::size_t i = 0; i < topology.nodes; ++i)
-    hosts[i] = zone->create_host("node" + std::to_string(i), host_speed)->seal();
-  for (const auto& edge : topology.edges) {
+  for (std::size_t i = 0; i < topology.nodes; ++i) {
+    const std::string name = "node" + std::to_string(i);
+    hosts[i] = zone->create_host(name, host_speed);
+    // Host speed profiles are factors of the nominal speed.
+    if (const auto parts = resolved_speed(dynamics, i); !parts.empty())
+      hosts[i]->set_speed_profile(make_profile(name + "/speed", parts, 1.0));
+    hosts[i]->seal();
+  }
+  for (std::size_t k = 0; k < topology.edges.size(); ++k) {
+    const auto& edge = topology.edges[k];
+    const std::string name = "link" + std::to_string(edge.a) + "-" + std::to_string(edge.b);
     // Split-duplex: a->b and b->a traffic do not share bandwidth, as on a full-duplex Ethernet link.
     s4u::Link* link =
-        zone->create_split_duplex_link("link" + std::to_string(edge.a) + "-" + std::to_string(edge.b),
-                                       edge.link.bandwidth)
-            ->set_latency(edge.link.latency)
-            ->seal();
+        zone->create_split_duplex_link(name, edge.link.bandwidth)->set_latency(edge.link.latency);
+    // SimGrid 3.32 applies profiles only to the two directions of a split-duplex link, not to the pair (an
+    // event on the pair aborts), and takes bandwidth and latency profile values in absolute units.
+    const ResolvedLink profiles = resolved_link(dynamics, k, edge.a, edge.b);
+    for (const char* direction : {"_UP", "_DOWN"}) {
+      s4u::Link* half = s4u::Link::by_name(name + direction);
+      const std::string prefix = name + direction;
+      if (!profiles.bandwidth.empty())
+        half->set_bandwidth_profile(
+            make_profile(prefix + "/bandwidth", profiles.bandwidth, edge.link.bandwidth));
+      if (!profiles.latency.empty())
+        half->set_latency_profile(make_profile(prefix + "/latency", profiles.latency, edge.link.latency));
+      if (!profiles.state.empty())
+        half->set_state_profile(make_profile(prefix + "/state", profiles.state, 1.0));
+    }
+    link->seal();
     // Declared a->b on the UP half; the symmetrical route b->a takes the DOWN half.
     zone->add_route(hosts[edge.a]->get_netpoint(), hosts[edge.b]->get_netpoint(), nullptr, nullptr,
                     {s4u::LinkInRoute(link, s4u::LinkInRoute::Direction::UP)}, /*symmetrical=*/true);

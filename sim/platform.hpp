@@ -3,6 +3,7 @@
 // Internal to sim/: callers outside this folder use simulate().
 #include <vector>
 
+#include "sim/dynamics.hpp"
 #include "topologies/topology.hpp"
 
 namespace simgrid::s4u {
@@ -11,7 +12,9 @@ class Host;
 
 namespace sgdsim::sim {
 
-// Must run after the Engine exists and its network model is configured. Returns the host of each node.
-std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed);
+// Must run after the Engine exists and its network model is configured. Returns the host of each node. Links
+// and hosts follow `dynamics` (SimGrid profiles).
+std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed,
+                                                const Dynamics& dynamics);
 
 }  // namespace sgdsim::sim

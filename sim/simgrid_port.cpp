@@ -1,5 +1,6 @@
 #include "sim/simgrid_port.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/simulation.hpp"
@@ -60,9 +61,16 @@ void SimPort::send(std::size_t to, Bytes bytes) {
   counters_.payload_bytes += bytes.size();
   counters_.wire_bytes += size;
   counters_.messages += 1;
-  channel.in_flight.push_back(std::make_unique<Bytes>(std::move(bytes)));
+  const std::uint64_t seq = channel.sent++;
+  if (seq < channel.received) {
+    // The receiver already gave up on this item (this sender was late): nobody will receive it.
+    refused_.push_back(to);
+    return;
+  }
+  channel.in_flight.push_back(std::make_unique<Envelope>(Envelope{seq, std::move(bytes)}));
   channel.is_message.push_back(true);
   pending_.push_back(channel.mailbox->put_async(channel.in_flight.back().get(), size));
+  pending_to_.push_back(to);
   channel.announced->release();
 }
 
@@ -70,11 +78,17 @@ void SimPort::send_silence(std::size_t to) {
   check_peer(to, "send_silence");
   settle();
   Channel& channel = network_->channel(self_, to);
+  if (channel.sent++ < channel.received) return;  // nobody waits for it any more
   channel.is_message.push_back(false);
   channel.announced->release();
 }
 
 std::optional<Bytes> SimPort::receive(std::size_t from) {
+  if (lossy()) {
+    Received received = receive_within(from);
+    if (received.status != Received::Status::message) return std::nullopt;
+    return std::move(received.bytes);
+  }
   check_peer(from, "receive");
   settle();
   Channel& channel = network_->channel(from, self_);
@@ -86,22 +100,105 @@ std::optional<Bytes> SimPort::receive(std::size_t from) {
     waiting_ = {};
     return std::nullopt;
   }
-  const Bytes* arrived = channel.mailbox->get<Bytes>();
+  const Envelope* arrived = channel.mailbox->get<Envelope>();
   waiting_ = {};
   // Mailboxes are FIFO per sender, so the comm delivers the oldest buffer in flight.
   if (arrived != channel.in_flight.front().get())
     throw std::logic_error("message order broken on channel " + std::to_string(from) + ">" +
                            std::to_string(self_));
-  Bytes bytes = std::move(*channel.in_flight.front());
+  Bytes bytes = std::move(channel.in_flight.front()->bytes);
   channel.in_flight.pop_front();
   return bytes;
+}
+
+Received SimPort::receive_or_miss(std::size_t from) {
+  if (lossy()) return receive_within(from);
+  return Port::receive_or_miss(from);
+}
+
+// The receive of a network that can fail: it settles item `seq` of the channel by its deadline, either with
+// what the sender announced for it or with `missing`. A comm still running at the deadline is cancelled by
+// SimGrid for both sides, so its sender learns it was not delivered.
+Received SimPort::receive_within(std::size_t from) {
+  check_peer(from, "receive");
+  settle();
+  Channel& channel = network_->channel(from, self_);
+  const std::uint64_t seq = channel.received;
+  // Item seq counts as settled only when this receive returns: a send made while it waits is announced.
+  struct Settle {
+    Channel& channel;
+    std::uint64_t seq;
+    ~Settle() { channel.received = seq + 1; }
+  } settle_on_return{channel, seq};
+  const double deadline = s4u::Engine::get_clock() + network_->receive_timeout();
+  const auto remaining = [deadline] { return std::max(0.0, deadline - s4u::Engine::get_clock()); };
+  // Buffers of older items are dead (their comms failed or were cancelled): free them.
+  while (!channel.in_flight.empty() && channel.in_flight.front()->seq < seq) channel.in_flight.pop_front();
+  const auto missing = [this] {
+    counters_.timed_out += 1;
+    waiting_ = {};
+    return Received{Received::Status::missing, {}};
+  };
+  waiting_ = {"receive from", from};
+  if (channel.announced->acquire_timeout(remaining())) return missing();
+  const bool is_message = channel.is_message.front();
+  channel.is_message.pop_front();
+  if (!is_message) {
+    waiting_ = {};
+    return {Received::Status::silence, {}};
+  }
+  if (channel.early && channel.early->seq == seq) {
+    Received received{Received::Status::message, std::move(channel.early->bytes)};
+    channel.early.reset();
+    waiting_ = {};
+    return received;
+  }
+  for (;;) {
+    Envelope* arrived = nullptr;
+    s4u::CommPtr comm = channel.mailbox->get_async<Envelope>(&arrived);
+    try {
+      comm->wait_for(remaining());
+    } catch (const simgrid::Exception&) {
+      return missing();  // timed out (the comm is cancelled) or the link failed
+    }
+    auto it = channel.in_flight.begin();
+    while (it != channel.in_flight.end() && it->get() != arrived) ++it;
+    if (it == channel.in_flight.end())
+      throw std::logic_error("unknown message on channel " + std::to_string(from) + ">" +
+                             std::to_string(self_));
+    std::unique_ptr<Envelope> envelope = std::move(*it);
+    channel.in_flight.erase(it);
+    if (envelope->seq < seq) continue;  // an older item, already given up on
+    if (envelope->seq > seq) {
+      // Item seq failed on the way and its comm left the mailbox; this one is the next item's.
+      channel.early = std::move(envelope);
+      return missing();
+    }
+    waiting_ = {};
+    return {Received::Status::message, std::move(envelope->bytes)};
+  }
 }
 
 void SimPort::wait_sends() {
   settle();
   waiting_ = {"wait_sends", 0};
-  s4u::Comm::wait_all(pending_);
+  undelivered_ = std::move(refused_);
+  refused_.clear();
+  if (!lossy()) {
+    s4u::Comm::wait_all(pending_);
+  } else {
+    // A send that fails (a link down, cancelled by its receiver's deadline) reached nobody.
+    for (std::size_t k = 0; k < pending_.size(); ++k) {
+      try {
+        pending_[k]->wait();
+      } catch (const simgrid::Exception&) {
+        undelivered_.push_back(pending_to_[k]);
+      }
+    }
+  }
+  counters_.lost += undelivered_.size();
   pending_.clear();
+  pending_to_.clear();
   waiting_ = {};
 }
 

@@ -18,6 +18,13 @@ namespace sgdsim::sim {
 using protocols::Bytes;
 using protocols::Counters;
 using protocols::Port;
+using protocols::Received;
+
+// A message and its place in its channel's sequence (sends and silences numbered from 0).
+struct Envelope {
+  std::uint64_t seq = 0;
+  Bytes bytes;
+};
 
 // One direction of one node pair. Every send or silence pushes a marker and releases the semaphore, so the
 // receiver learns, in the sender's order and at zero simulated cost, whether the next item is a real message
@@ -27,8 +34,13 @@ struct Channel {
   simgrid::s4u::SemaphorePtr announced;
   std::deque<bool> is_message;
   // The buffers in flight, owned here rather than by the comm so that nothing leaks when a message is never
-  // received (a protocol bug, a kill after an error); the comm carries a pointer to the front one.
-  std::deque<std::unique_ptr<Bytes>> in_flight;
+  // received (a protocol bug, a kill after an error, a failure); the comm carries a pointer to one.
+  std::deque<std::unique_ptr<Envelope>> in_flight;
+  // Failures: the sequence number of the sender's next item, and of the receiver's next receive (it has
+  // settled everything below: received it or given up on it). An item numbered below `received` is refused.
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  std::unique_ptr<Envelope> early;  // taken from the mailbox while the receiver still waited for an older one
 };
 
 // What a blocked node is waiting for, to name it in a deadlock report.
@@ -40,9 +52,11 @@ struct Waiting {
 // State shared by all ports of one simulation.
 class Network {
  public:
-  Network(std::size_t nodes, std::size_t header_bytes, std::size_t mtu)
-      : nodes_(nodes), header_bytes_(header_bytes), mtu_(mtu) {}
+  Network(std::size_t nodes, std::size_t header_bytes, std::size_t mtu, double receive_timeout = 0)
+      : nodes_(nodes), header_bytes_(header_bytes), mtu_(mtu), receive_timeout_(receive_timeout) {}
   std::size_t nodes() const { return nodes_; }
+  // Simulated seconds a receive waits before giving up; 0: forever (nothing can fail).
+  double receive_timeout() const { return receive_timeout_; }
   // The simulated size of a message of `payload` bytes (wire_size() with this network's framing).
   std::uint64_t wire_size(std::uint64_t payload) const;
   // The actors that receive; set before the run so mailboxes can be bound to them.
@@ -60,6 +74,7 @@ class Network {
   std::size_t nodes_;
   std::size_t header_bytes_;
   std::size_t mtu_;
+  double receive_timeout_;
   std::vector<simgrid::s4u::ActorPtr> actors_;
   std::unordered_map<std::uint64_t, Channel> channels_;
 };
@@ -72,6 +87,9 @@ class SimPort final : public Port {
   void send_silence(std::size_t to) override;
   std::optional<Bytes> receive(std::size_t from) override;
   void wait_sends() override;
+  Received receive_or_miss(std::size_t from) override;
+  std::vector<std::size_t> undelivered() const override { return undelivered_; }
+  bool lossy() const override { return network_->receive_timeout() > 0; }
   void compute(double flops) override;
   void spend(protocols::Work work, double seconds) override;
   double now() override;
@@ -85,7 +103,11 @@ class SimPort final : public Port {
   Network* network_;
   std::size_t self_;
   Counters counters_;
+  Received receive_within(std::size_t from);
   std::vector<simgrid::s4u::CommPtr> pending_;
+  std::vector<std::size_t> pending_to_;  // the destination of each pending send (failures)
+  std::vector<std::size_t> undelivered_;
+  std::vector<std::size_t> refused_;  // sends since the last wait_sends() that nobody waited for any more
   Waiting waiting_;
   std::array<double, protocols::work_kinds> owed_{};  // work charged but not yet executed, by kind
   double owed_total_ = 0;

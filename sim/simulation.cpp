@@ -2,6 +2,7 @@
 #include "sim/simulation.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "common/error.hpp"
+#include "common/rng.hpp"
 #include "sim/platform.hpp"
 #include "sim/simgrid_port.hpp"
 
@@ -76,6 +78,45 @@ std::string deadlock_report(const std::vector<std::unique_ptr<SimPort>>& ports,
 
 std::atomic<bool> engine_used{false};
 
+// A competing flow as a daemon actor (it ends with the last node). Host-to-host comms carry no payload: only
+// their bytes compete for the links on their route. A failure ends a transfer early; the flow resumes after
+// one second (constant flows) or at the next arrival (bulk transfers).
+void start_background(const BackgroundFlow& flow, const std::vector<s4u::Host*>& hosts) {
+  s4u::Host* from = hosts.at(flow.from);
+  s4u::Host* to = hosts.at(flow.to);
+  s4u::Actor::create("background" + std::to_string(flow.from) + ">" + std::to_string(flow.to), from,
+                     [flow, from, to] {
+                       s4u::Actor::self()->daemonize();
+                       if (flow.rate > 0) {
+                         // Long enough to outlast any run at its rate (about 3000 years at 1 TB/s).
+                         constexpr std::uint64_t endless = std::uint64_t{1} << 62;
+                         for (;;) {
+                           try {
+                             // SimGrid starts a host-to-host comm once both ends are set: its rate must come
+                             // first.
+                             s4u::Comm::sendto_init()
+                                 ->set_rate(flow.rate)
+                                 ->set_payload_size(endless)
+                                 ->set_source(from)
+                                 ->set_destination(to)
+                                 ->wait();
+                           } catch (const simgrid::Exception&) {
+                             s4u::this_actor::sleep_for(1.0);
+                           }
+                         }
+                       }
+                       Rng rng = Rng::stream(flow.stream_seed, flow.stream_index, Purpose::dynamics);
+                       for (;;) {
+                         s4u::this_actor::sleep_for(-std::log1p(-rng.uniform()) / flow.arrivals);
+                         s4u::Comm::sendto_init()
+                             ->set_payload_size(static_cast<std::uint64_t>(flow.size))
+                             ->set_source(from)
+                             ->set_destination(to)
+                             ->detach();
+                       }
+                     });
+}
+
 }  // namespace
 
 double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body) {
@@ -94,10 +135,10 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   int argc = static_cast<int>(args.size());
   s4u::Engine engine(&argc, argv.data());
 
-  const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed);
+  const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed, options.dynamics);
 
   const std::size_t n = topology.nodes;
-  Network network(n, options.header_bytes, options.mtu);
+  Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
   std::vector<char> done(n, 0);
@@ -127,6 +168,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
       done[i] = 1;
     }));
   }
+  for (const BackgroundFlow& flow : options.dynamics.background) start_background(flow, hosts);
   network.open_neighbor_channels(topology);
   s4u::Engine::on_deadlock_cb([&] {
     if (!failure) failure = Failure{deadlock_report(ports, done), false, std::nullopt};

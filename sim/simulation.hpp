@@ -7,6 +7,7 @@
 #include <string>
 
 #include "algorithms/protocols/port.hpp"
+#include "sim/dynamics.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::sim {
@@ -22,6 +23,7 @@ struct NetworkOptions {
   std::size_t mtu = 0;           // 0: no segmentation; else the bytes of one segment, headers included
   double host_speed = 1e10;      // flop/s of every host
   bool verbose = false;          // let SimGrid log
+  Dynamics dynamics;             // what varies or fails during the run (nothing by default)
 };
 
 // The simulated size of a message of `payload` bytes. With mtu 0 it pays `header_bytes` once; otherwise it is

@@ -51,7 +51,7 @@ const bool registered = protocols().add(
     {"choco",
      "CHOCO-SGD (Koloskova et al. 2019): compressed gossip of model differences against public copies x̂.",
      choco_keys(),
-     {}},
+     {"survives_failures"}},
     [](Spec& spec, const Environment& environment) { return std::make_unique<Choco>(spec, environment); });
 }  // namespace
 

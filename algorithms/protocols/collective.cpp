@@ -37,20 +37,24 @@ double mixing_s(const CollectiveSetup& setup, double floats_per_coordinate) {
 void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::span<const float> own,
                            std::vector<float>& decoded, std::span<float> sum, protocols::Port& port) {
   std::fill(sum.begin(), sum.end(), 0.0f);
+  std::size_t heard = 1;  // the own vector
   for (std::size_t j = 0; j < setup.nodes; ++j) {
     if (j == i) {
       axpy(sum, 1.0f, own);
       continue;
     }
-    const std::optional<protocols::Bytes> message = port.receive(j);
-    if (!message) throw std::logic_error("data-parallel received silence");
-    decode(*setup.compressor, *message, decoded, setup.clock);
+    protocols::Received received = port.receive_or_miss(j);
+    if (received.status == protocols::Received::Status::missing) continue;  // averaged over those heard
+    if (received.status == protocols::Received::Status::silence)
+      throw std::logic_error("data-parallel received silence");
+    decode(*setup.compressor, received.bytes, decoded, setup.clock);
     axpy(sum, 1.0f, decoded);
+    ++heard;
     // `decoded` is shared scratch: charge only once it is consumed.
     port.spend(Work::decode, setup.decode_s);
     port.spend(Work::mixing, mixing_s(setup, 3));
   }
-  const float scale = 1.0f / static_cast<float>(setup.nodes);
+  const float scale = 1.0f / static_cast<float>(heard);
   for (float& v : sum) v *= scale;
   port.spend(Work::mixing, mixing_s(setup, 1 + 3 + 2));  // zeroing, the own vector, scaling
 }
@@ -89,9 +93,14 @@ class ParameterServer final : public Collective {
     if (i != server_) {
       port.send(server_, message);
       port.wait_sends();
-      const std::optional<protocols::Bytes> reply = port.receive(server_);
-      if (!reply) throw std::logic_error("data-parallel received silence");
-      decode(*reply_.compressor, *reply, average, setup_.clock);
+      protocols::Received reply = port.receive_or_miss(server_);
+      if (reply.status == protocols::Received::Status::missing) {
+        std::fill(average.begin(), average.end(), 0.0f);  // no reply: this worker skips the step
+        return;
+      }
+      if (reply.status == protocols::Received::Status::silence)
+        throw std::logic_error("data-parallel received silence");
+      decode(*reply_.compressor, reply.bytes, average, setup_.clock);
       port.spend(Work::decode, reply_.decode_s);
       return;
     }
@@ -121,9 +130,9 @@ const bool registered =
     collectives().add(
         {"allgather",
          "Every worker sends its encoded vector to every other (routed, contended) and averages "
-         "all n decoded vectors in node order.",
+         "all n decoded vectors in node order (on a lossy network: those that arrived).",
          {},
-         {}},
+         {"survives_failures"}},
         [](Spec&, const CollectiveSetup& setup) { return std::make_unique<Allgather>(setup); }) &&
     collectives().add(
         {"parameter_server",
@@ -132,7 +141,7 @@ const bool registered =
          {keys::integer("server", "The server's node id.").fallback_to(0).at_least(0),
           keys::variant("compressor", compression::compressors(), "The compressor of the server's reply.")
               .fallback_to({{"kind", "none"}})},
-         {}},
+         {"survives_failures"}},
         [](Spec& spec, const CollectiveSetup& setup) {
           return std::make_unique<ParameterServer>(spec, setup);
         });

@@ -16,6 +16,11 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   Spec collective = spec.variant("collective");
+  if (environment.lossy && !collective.kind()->has("survives_failures"))
+    spec.fail("collective",
+              "\"" + collective.kind_name() +
+                  "\" adds partial sums hop by hop and cannot lose a message; with failures use "
+                  "\"allgather\" or \"parameter_server\"");
   collective_ =
       make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
                                    environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
@@ -75,7 +80,7 @@ const bool registered = protocols().add(
      "gradient "
      "is averaged by a collective and every replica takes the same step.",
      data_parallel_keys(),
-     {}},
+     {"survives_failures"}},
     [](Spec& spec, const Environment& environment) {
       return std::make_unique<DataParallel>(spec, environment);
     });

@@ -52,15 +52,26 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     const auto self = static_cast<float>(mixing_.self[i]);
     for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
     port.spend(Work::mixing, self_mixing_s_);
+    double heard = mixing_.self[i];  // the weight of the models that arrived, own included
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
-      const std::optional<protocols::Bytes> message = port.receive(neighbors[k]);
-      if (!message) throw std::logic_error("D-PSGD received silence");
+      protocols::Received received = port.receive_or_miss(neighbors[k]);
+      if (received.status == protocols::Received::Status::missing) continue;
+      if (received.status == protocols::Received::Status::silence)
+        throw std::logic_error("D-PSGD received silence");
       axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]),
-           encoding_->decode(*message, node.x.size()));
+           encoding_->decode(received.bytes, node.x.size()));
+      heard += mixing_.neighbor[i][k];
       port.spend(Work::decode, decode_s_);
       port.spend(Work::mixing, neighbor_mixing_s_);
     }
     port.wait_sends();
+    // A neighbour not heard from this round drops out of the average: the weights of those heard are
+    // renormalised to sum to one (exactly one already when everything arrived).
+    if (heard < 1.0 && port.lossy()) {
+      const auto scale = static_cast<float>(1.0 / heard);
+      for (float& v : node.mixed) v *= scale;
+      port.spend(Work::mixing, self_mixing_s_);
+    }
     node.x.swap(node.mixed);
     // Adapt after combining: x_i ← Σ_j w_ij x_j − η ∇F_i(x_i) with the old x_i.
     if (order_ == Order::combine_then_adapt) {
@@ -84,7 +95,7 @@ const bool registered = protocols().add(
           "Σ_j w_ij x_j − η ∇F_i(x_i), the gradient taken at the iterate before mixing.")
           .fallback_to("adapt_then_combine"),
       topology::weights_key()},
-     {}},
+     {"survives_failures"}},
     [](Spec& spec, const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); });
 }  // namespace
 

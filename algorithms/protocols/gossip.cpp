@@ -1,6 +1,8 @@
 #include "algorithms/protocols/gossip.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +51,14 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
     node.copy.assign(dimension_, 0.0f);
     node.mixed.assign(dimension_, 0.0f);
   }
+  owed_.resize(n);
+  repairing_.resize(n);
+  fired_.assign(n, 0);
+  sent_q_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    owed_[i].resize(environment.topology->neighbors[i].size());
+    repairing_[i].assign(environment.topology->neighbors[i].size(), 0);
+  }
   if (verify_copies) {
     held_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -81,10 +91,65 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   // The difference (3 d) and the own copy and m updates (6 d), then the encoding: all before the first send.
   port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 9.0 * static_cast<double>(dimension_)));
   port.spend(Work::encode, encoders_.encode_s());
+  if (port.lossy()) {
+    sent_q_[i] = q_;
+    fired_[i] = 1;
+    send_framed(i, &bytes, port);
+    return;
+  }
   for (std::size_t j : environment_.topology->neighbors[i]) port.send(j, bytes);
 }
 
+// Messages on a network that can lose them: [flags][u32 length, encoded q (flags & 1)][d fp32 repair
+// (flags & 2)], per neighbour. flags 0 is the 1-byte silence signal.
+void Gossip::send_framed(std::size_t i, const Bytes* update, protocols::Port& port) {
+  const auto& neighbors = environment_.topology->neighbors[i];
+  for (std::size_t k = 0; k < neighbors.size(); ++k) {
+    const bool repair = !owed_[i][k].empty();
+    repairing_[i][k] = repair;
+    if (!update && !repair) {
+      if (silence_ == Silence::free)
+        port.send_silence(neighbors[k]);
+      else
+        port.send(neighbors[k], protocols::Bytes{silence_byte});
+      continue;
+    }
+    Bytes framed{static_cast<std::uint8_t>((update ? 1 : 0) | (repair ? 2 : 0))};
+    if (update) {
+      const auto length = static_cast<std::uint32_t>(update->size());
+      for (int b = 0; b < 4; ++b) framed.push_back(static_cast<std::uint8_t>(length >> (8 * b)));
+      framed.insert(framed.end(), update->begin(), update->end());
+    }
+    if (repair) {
+      const auto* raw = reinterpret_cast<const std::uint8_t*>(owed_[i][k].data());
+      framed.insert(framed.end(), raw, raw + owed_[i][k].size() * sizeof(float));
+    }
+    port.send(neighbors[k], std::move(framed));
+  }
+}
+
+// After wait_sends(): what a neighbour did not receive is owed to it; a delivered repair settles the debt.
+void Gossip::settle_deliveries(std::size_t i, protocols::Port& port) {
+  const auto& neighbors = environment_.topology->neighbors[i];
+  const std::vector<std::size_t> lost = port.undelivered();
+  for (std::size_t k = 0; k < neighbors.size(); ++k) {
+    const bool delivered = std::find(lost.begin(), lost.end(), neighbors[k]) == lost.end();
+    if (delivered) {
+      if (repairing_[i][k]) owed_[i][k].clear();
+    } else if (fired_[i]) {
+      if (owed_[i][k].empty()) owed_[i][k].assign(dimension_, 0.0f);
+      axpy(owed_[i][k], 1.0f, sent_q_[i]);
+    }
+    repairing_[i][k] = 0;
+  }
+  fired_[i] = 0;
+}
+
 void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
+  if (port.lossy()) {
+    send_framed(i, nullptr, port);
+    return;
+  }
   for (std::size_t j : environment_.topology->neighbors[i]) {
     if (silence_ == Silence::free)
       port.send_silence(j);
@@ -94,6 +159,10 @@ void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
 }
 
 void Gossip::gather(std::size_t i, protocols::Port& port) {
+  if (port.lossy()) {
+    gather_framed(i, port);
+    return;
+  }
   for (std::size_t j : environment_.topology->neighbors[i]) {
     std::optional<protocols::Bytes> message = port.receive(j);
     if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
@@ -106,10 +175,61 @@ void Gossip::gather(std::size_t i, protocols::Port& port) {
   port.wait_sends();
 }
 
+// A missing message leaves the holder's copy of the sender as it was (stale); its sender owes the update.
+void Gossip::gather_framed(std::size_t i, protocols::Port& port) {
+  const std::size_t d = dimension_;
+  for (std::size_t j : environment_.topology->neighbors[i]) {
+    protocols::Received received = port.receive_or_miss(j);
+    if (received.status != protocols::Received::Status::message) continue;
+    const Bytes& m = received.bytes;
+    const std::uint8_t flags = m.empty() ? 0 : m[0];
+    std::size_t at = 1;
+    if (flags & 1) {
+      if (m.size() < 5) throw std::logic_error("framed gossip message too short");
+      std::uint32_t length = 0;
+      for (int b = 0; b < 4; ++b) length |= static_cast<std::uint32_t>(m[1 + b]) << (8 * b);
+      at = 5 + length;
+      if (m.size() < at) throw std::logic_error("framed gossip message too short");
+      encoders_.decode(Bytes(m.begin() + 5, m.begin() + static_cast<std::ptrdiff_t>(at)), q_);
+      apply(i, j, q_);
+      port.spend(Work::decode, encoders_.decode_s());
+      port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d)));
+    }
+    if (flags & 2) {
+      if (m.size() != at + d * sizeof(float))
+        throw std::logic_error("framed gossip repair has the wrong size");
+      std::memcpy(q_.data(), m.data() + at, d * sizeof(float));
+      apply(i, j, q_);
+      port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d)));
+    }
+  }
+  port.wait_sends();
+  settle_deliveries(i, port);
+}
+
 void Gossip::consensus(std::size_t i) {
   Node& node = nodes_[i];
   const auto g = static_cast<float>(gamma_);
   for (std::size_t c = 0; c < dimension_; ++c) node.x[c] += g * (node.mixed[c] - node.copy[c]);
+}
+
+bool Gossip::holds_owner_copy(std::size_t i, std::size_t k) const {
+  const std::size_t owner = environment_.topology->neighbors[i][k];
+  const auto& owner_neighbors = environment_.topology->neighbors[owner];
+  const std::size_t back = static_cast<std::size_t>(
+      std::find(owner_neighbors.begin(), owner_neighbors.end(), i) - owner_neighbors.begin());
+  const std::vector<float>& owed = owed_[owner][back];
+  if (owed.empty()) {
+    // Nothing owed: without losses the holder applied exactly the owner's updates, in the same order.
+    if (held_[i][k] == nodes_[owner].copy) return true;
+  }
+  // After a repair (or with one outstanding) the sums differ by float rounding only.
+  for (std::size_t c = 0; c < dimension_; ++c) {
+    const double expected = nodes_[owner].copy[c];
+    const double held = static_cast<double>(held_[i][k][c]) + (owed.empty() ? 0.0 : owed[c]);
+    if (std::abs(held - expected) > 1e-5 * (1.0 + std::abs(expected))) return false;
+  }
+  return true;
 }
 
 void Gossip::verify() const {
@@ -120,7 +240,7 @@ void Gossip::verify() const {
     std::vector<double> mixed(dimension_);
     for (std::size_t c = 0; c < dimension_; ++c) mixed[c] = mixing_.self[i] * nodes_[i].copy[c];
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
-      if (held_[i][k] != nodes_[neighbors[k]].copy) {
+      if (!holds_owner_copy(i, k)) {
         throw std::logic_error("copy of node " + std::to_string(neighbors[k]) + " held by node " +
                                std::to_string(i) + " differs from the owner's");
       }
@@ -129,7 +249,10 @@ void Gossip::verify() const {
     for (std::size_t c = 0; c < dimension_; ++c) {
       const double scale = 1.0 + std::abs(mixed[c]);
       if (std::abs(mixed[c] - nodes_[i].mixed[c]) > 1e-4 * scale) {
-        throw std::logic_error("m of node " + std::to_string(i) + " drifted from the weighted sum of copies");
+        throw std::logic_error("m of node " + std::to_string(i) +
+                               " drifted from the weighted sum of copies (coordinate " + std::to_string(c) +
+                               ": " + std::to_string(nodes_[i].mixed[c]) + " instead of " +
+                               std::to_string(mixed[c]) + ")");
       }
     }
   }

@@ -42,7 +42,8 @@ class Gossip {
   // shared scratch is live.
   void consensus(std::size_t i);
   double consensus_s() const { return consensus_s_; }
-  // Copy consistency check (when enabled). Throws std::logic_error on any disagreement.
+  // Copy consistency check (when enabled). Throws std::logic_error on any disagreement. After failures a
+  // holder's copy plus what the owner still owes it must equal the owner's copy (up to float rounding).
   void verify() const;
   std::size_t dimension() const { return dimension_; }
 
@@ -59,6 +60,16 @@ class Gossip {
   std::vector<float> difference_, q_;  // shared scratch, used between Port calls only (see LocalStep)
   double consensus_s_ = 0;
   std::vector<Bytes> outbox_;  // per node: its last message, which sends still read after yielding
+  // Failures: per node and neighbour (index in neighbors[i]), the sum of its copy updates that neighbour has
+  // not received (empty: none owed). Sent with the next message to it as a repair (docs/protocols.md).
+  std::vector<std::vector<std::vector<float>>> owed_;
+  std::vector<std::vector<char>> repairing_;  // the repair went out with this round's message
+  std::vector<char> fired_;                   // node i sent an update q_ this round
+  std::vector<std::vector<float>> sent_q_;    // node i's q of this round (lossy networks)
+  void send_framed(std::size_t i, const Bytes* update, protocols::Port& port);
+  void settle_deliveries(std::size_t i, protocols::Port& port);
+  void gather_framed(std::size_t i, protocols::Port& port);
+  bool holds_owner_copy(std::size_t holder, std::size_t k) const;
   std::vector<std::vector<std::vector<float>>>
       held_;  // verify_copies: held_[i][k] = copy of neighbours[i][k]
 };

@@ -89,6 +89,8 @@ void observe(const Environment& environment, std::int64_t step, std::size_t node
   stats.wire_bytes = counters.wire_bytes;
   stats.messages = counters.messages;
   stats.work_s = counters.work_s;
+  stats.lost = counters.lost;
+  stats.timed_out = counters.timed_out;
   environment.probe->observe(step, node, x, stats);
 }
 }  // namespace sgdsim::protocols

@@ -26,6 +26,16 @@ struct Counters {
   std::uint64_t wire_bytes = 0;
   std::uint64_t messages = 0;
   std::array<double, work_kinds> work_s{};
+  // Failures (networks with a receive timeout): sends that did not reach their destination, and receives
+  // that gave up.
+  std::uint64_t lost = 0;
+  std::uint64_t timed_out = 0;
+};
+
+// What receive_or_miss() found.
+struct Received {
+  enum class Status { message, silence, missing } status = Status::missing;
+  Bytes bytes;  // the message (status message)
 };
 
 class Port {
@@ -42,6 +52,22 @@ class Port {
   // Blocks until the next message from `from` arrives (in order per sender); nullopt when it was silence.
   virtual std::optional<Bytes> receive(std::size_t from) = 0;
   virtual void wait_sends() = 0;
+
+  // Failures (docs/protocols.md, "Failures"). On a network with a receive timeout, receive_or_miss() is
+  // receive() that gives up after that many simulated seconds: `missing` when nothing from `from` arrived in
+  // time (a link or node down, a late sender). A message is then either received by the receive that waits
+  // for it or by nobody, and its sender learns which: after wait_sends(), undelivered() lists the
+  // destinations of the sends since the previous wait_sends() that nobody will receive, in send order. On a
+  // network without failures these are receive() and an empty list.
+  virtual Received receive_or_miss(std::size_t from) {
+    std::optional<Bytes> message = receive(from);
+    if (!message) return {Received::Status::silence, {}};
+    return {Received::Status::message, std::move(*message)};
+  }
+  virtual std::vector<std::size_t> undelivered() const { return {}; }
+  // True when the network can lose messages (receives time out): protocols that must keep replicas
+  // consistent then frame their messages for repairs.
+  virtual bool lossy() const { return false; }
   // Spends simulated compute time for `flops` floating-point operations of model math on this node's host
   // (counted as Work::gradient).
   virtual void compute(double flops) = 0;

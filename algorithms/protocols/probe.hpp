@@ -20,6 +20,8 @@ struct NodeStats {
   std::uint64_t compressions = 0;           // how many vectors that sum covers
   double time = 0;                          // simulated seconds
   std::array<double, work_kinds> work_s{};  // simulated seconds of the host's work, by kind (Work)
+  std::uint64_t lost = 0;                   // sends that reached nobody (failures)
+  std::uint64_t timed_out = 0;              // receives that gave up (failures)
 };
 
 class Probe {

@@ -36,6 +36,7 @@ struct Environment {
   Probe* probe = nullptr;
   WallClock* clock = nullptr;  // may be null
   Costs costs;                 // what each kind of work costs in simulated time
+  bool lossy = false;          // messages can be lost (failures): only kinds with "survives_failures" run
 };
 
 class Protocol {
@@ -48,7 +49,8 @@ class Protocol {
 };
 
 // The protocol kinds (the scenario's "algorithm"). Each registers itself from its own file with its keys and
-// capabilities ("fires_triggers": its trace has a triggers column that means something).
+// capabilities ("fires_triggers": its trace has a triggers column that means something; "survives_failures":
+// it handles a missing message as docs/protocols.md says, so it may run on a network that fails).
 using ProtocolFactory = std::function<std::unique_ptr<Protocol>(Spec&, const Environment&)>;
 keys::Registry<ProtocolFactory>& protocols();
 

@@ -72,7 +72,7 @@ const bool registered = protocols().add(
     {"sparq",
      "SPARQ-SGD (Singh et al.): local steps, then compressed gossip only when the event trigger fires.",
      sparq_keys(),
-     {"fires_triggers"}},
+     {"fires_triggers", "survives_failures"}},
     [](Spec& spec, const Environment& environment) { return std::make_unique<Sparq>(spec, environment); });
 }  // namespace
 

@@ -245,6 +245,27 @@ std::vector<Case> representative_cases() {
       {"libsvm_regression",
        edit(base(), {{"/data", parse(R"({"dataset": "libsvm", "path": "regression.svm"})")},
                      {"/model", parse(R"({"kind": "linear"})")}})},
+      {"dynamics_profiles_and_background",
+       edit(
+           base(),
+           {{"/network/dynamics",
+             parse(
+                 R"([{"edge": [0, 1], "bandwidth": {"kind": "steps", "steps": [[0, 1], [1, 0.5]], "period": 2}},
+                        {"node": 2, "latency": {"kind": "trace", "file": "latency.trace", "period": 10}},
+                        {"bandwidth": {"kind": "random", "mean_normal": "2s", "mean_episode": "100ms",
+                                       "episode": "fixed", "value": 0.2}}])")},
+            {"/network/background",
+             parse(R"([{"from": 0, "to": 1, "fraction": 0.3}, {"from": 1, "to": 3, "rate": "1MBps"},
+                                               {"from": 2, "to": 0, "size": 100000, "arrivals": 5}])")},
+            {"/compute/speed_spread", parse(R"({"distribution": "lognormal", "spread": 0.2})")},
+            {"/compute/stragglers", parse(R"([{"node": 3, "slowdown": 4},
+                        {"profile": {"kind": "random", "mean_normal": 10, "mean_episode": 1, "value": 0.1}}])")}})},
+      {"failures",
+       edit(base(), {{"/network/failures", parse(R"([{"edge": [0, 1], "down": [[0.001, 0.002]]},
+                                                     {"node": 2, "mttf": "1s", "mttr": "10ms"}])")},
+                     {"/network/receive_timeout", "5ms"},
+                     {"/compute/failures",
+                      parse(R"([{"node": 1, "down": [[0.001, 0.003]]}, {"mttf": 100, "mttr": 1}])")}})},
       {"fashion_mnist",
        edit(base(), {{"/data", parse(R"({"dataset": "fashion-mnist", "samples": 400, "test_samples": 100,
                                          "partition": {"kind": "dirichlet", "alpha": 1.0}})")},
@@ -265,6 +286,7 @@ std::vector<Case> representative_cases() {
 // The small files the cases refer to, beside the scenarios.
 void write_support_files(const fs::path& folder) {
   write_text(folder / "edges.txt", "# a 5-cycle with one chord\n0 1\n1 2\n2 3\n3 4\n4 0\n0 2\n");
+  write_text(folder / "latency.trace", "# time factor\n0 1\n5 3\n");
   write_text(folder / "profile.json",
              R"({"description": "a test device", "host_speed": "2Gf", "memory_bandwidth": 4e9,
                  "codecs": {"none": {"encode": 1e9, "decode": 1e9}, "qsgd": {"encode": 2e8, "decode": 3e8}}})");

@@ -1,0 +1,144 @@
+// Dynamics and failures on two nodes, against hand-computed times (ideal model: latency + bytes / bandwidth).
+#include <catch2/catch.hpp>
+
+#include "tests/sim/sim_support.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::testing;
+
+namespace {
+
+constexpr double bandwidth = 1e6;  // bytes/s
+constexpr double latency = 1e-3;   // s
+
+sim::Profile steps(std::vector<std::pair<double, double>> points, double period = 0) {
+  sim::Profile p;
+  p.steps = std::move(points);
+  p.period = period;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("profile events: steps repeat with their period and several profiles multiply") {
+  const auto events = sim::profile_until({steps({{1, 0.5}, {2, 1}}, 4), steps({{3, 0.1}})}, 10);
+  auto value_at = [&](double t) {
+    double v = 1;
+    for (const auto& [time, value] : events)
+      if (time <= t) v = value;
+    return v;
+  };
+  CHECK(value_at(0.5) == 1);
+  CHECK(value_at(1.5) == 0.5);
+  CHECK(value_at(2.5) == 1);
+  CHECK(value_at(3.5) == Approx(0.1));
+  CHECK(value_at(5.5) == Approx(0.05));  // second period: 0.5 from 5 to 6
+  CHECK(value_at(6.5) == Approx(0.1));
+}
+
+TEST_CASE("random profiles are reproducible from their seed and differ between streams") {
+  sim::Profile p;
+  p.random = true;
+  p.mean_normal = 2;
+  p.mean_episode = 0.5;
+  p.episode_value = 0.1;
+  p.stream_seed = 7;
+  const auto a = sim::profile_until({p}, 100);
+  CHECK(a == sim::profile_until({p}, 100));
+  CHECK(a.size() > 20);
+  p.stream_index = 1;
+  CHECK(a != sim::profile_until({p}, 100));
+  p.fixed_episode = true;
+  const auto fixed = sim::profile_until({p}, 100);
+  for (std::size_t k = 1; k + 1 < fixed.size(); ++k)
+    if (fixed[k].second == 0.1) CHECK(fixed[k + 1].first - fixed[k].first == Approx(0.5));
+}
+
+TEST_CASE("a bandwidth step halves the rate from its time on: one message, hand-computed") {
+  // 1 MB sent at 0 over 1 MB/s: until t = 0.5 + latency... Bandwidth drops to half at t = 0.5 s: half the
+  // bytes go at full rate (0.5 s), the rest at half rate (1 s), plus the latency: 1.5 s + 1 ms.
+  auto path = path_topology(2, {bandwidth, latency});
+  sim::NetworkOptions options;
+  options.dynamics.link_bandwidth = {{steps({{0.5, 0.5}})}};
+  auto out =
+      timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+        if (node == 0) port.send(1, protocols::Bytes(1000000, 1));
+        if (node == 1) {
+          REQUIRE(port.receive(0));
+          times[1] = port.now();
+        }
+      });
+  INFO("measured " << out[1]);
+  // SimGrid charges the latency first (no bytes move during it): 1 ms, then 0.499 s at full rate moves
+  // 499000 bytes, the remaining 501000 at 0.5 MB/s take 1.002 s.
+  CHECK(out[1] == Approx(0.001 + 0.499 + 1.002).epsilon(1e-9));
+}
+
+TEST_CASE("a latency profile sets the latency of messages that start after it") {
+  auto path = path_topology(2, {bandwidth, latency});
+  sim::NetworkOptions options;
+  options.dynamics.link_latency = {{steps({{1, 100}})}};  // 0.1 s from t = 1
+  auto out =
+      timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+        if (node == 0) {
+          port.send(1, protocols::Bytes(1000, 1));
+          port.wait_sends();
+          port.spend(protocols::Work::gradient, 2.0);  // until t = 2 + 1 ms + 1 ms
+          port.send(1, protocols::Bytes(1000, 1));
+        }
+        if (node == 1) {
+          REQUIRE(port.receive(0));
+          times[0] = port.now();
+          REQUIRE(port.receive(0));
+          times[1] = port.now();
+        }
+      });
+  CHECK(out[0] == Approx(0.001 + 0.001).epsilon(1e-9));
+  CHECK(out[1] == Approx(out[0] + 2.0 + 0.1 + 0.001).epsilon(1e-9));
+}
+
+TEST_CASE("a straggler computes at its speed times its profile") {
+  auto path = path_topology(2, {bandwidth, latency});
+  sim::NetworkOptions options;
+  options.host_speed = 1e9;
+  options.dynamics.node_speed = {0.25, 1};  // node 0 is 4x slower
+  options.dynamics.node_speed_profile = {{steps({{1, 0.5}, {2, 1}})}, {}};
+  auto out =
+      timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+        port.compute(1e9);  // 1 s at nominal speed
+        times[node] = port.now();
+      });
+  // Node 0: 0.25 Gf/s for 1 s (0.25 Gf), 0.125 Gf/s for 1 s (0.125 Gf), then 0.625 Gf at 0.25 Gf/s: 2.5 s.
+  CHECK(out[0] == Approx(4.5).epsilon(1e-9));
+  CHECK(out[1] == Approx(1.0).epsilon(1e-9));
+}
+
+TEST_CASE("a link failure loses the message, the receive gives up, and later messages pass") {
+  auto path = path_topology(2, {bandwidth, latency});
+  sim::NetworkOptions options;
+  options.dynamics.link_state = {{steps({{0.5, 0}, {1.5, 1}})}};
+  options.dynamics.receive_timeout = 2;
+  auto out =
+      timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+        if (node == 0) {
+          port.spend(protocols::Work::gradient, 1.0);  // sends at t = 1, the link is down
+          port.send(1, protocols::Bytes(1000, 1));
+          port.wait_sends();
+          times[0] = static_cast<double>(port.undelivered().size());
+          port.spend(protocols::Work::gradient, 1.0);  // t = 2: up again, within the receiver's deadline (3)
+          port.send(1, protocols::Bytes(1000, 2));
+          port.wait_sends();
+        }
+        if (node == 1) {
+          const protocols::Received first = port.receive_or_miss(0);
+          const double gave_up = first.status == protocols::Received::Status::missing ? port.now() : -1;
+          const protocols::Received second = port.receive_or_miss(0);
+          // (No REQUIRE inside a node: a Catch failure is not an exception the simulation may see.)
+          times[1] =
+              second.status == protocols::Received::Status::message && second.bytes[0] == 2 ? gave_up : -2;
+        }
+      });
+  CHECK(out[0] == 1);  // one undelivered send
+  // The first receive started at 0: the message announced at 1 failed at once on the down link.
+  CHECK(out[1] == Approx(1.0).epsilon(1e-9));
+}
