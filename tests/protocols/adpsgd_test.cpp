@@ -10,6 +10,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "tests/protocols/logistic_ring.hpp"
 #include "tests/support/child.hpp"
 #include "tests/support/runs.hpp"
 
@@ -19,23 +20,14 @@ using nlohmann::json;
 namespace {
 
 json scenario(std::size_t nodes, const json& algorithm) {
-  return {{"seed", 3},
-          {"network",
-           {{"topology",
-             nodes == 2 ? json{{"kind", "complete"}, {"nodes", 2}} : json{{"kind", "ring"}, {"nodes", nodes}}},
-            {"link", {{"bandwidth", "1Gbps"}, {"latency", "50us"}}}}},
-          // Slow hosts: the gradient (about a millisecond) dominates the tiny messages, as in the paper's
-          // setting.
-          {"compute", {{"host_speed", "2Mf"}}},
-          {"data",
-           {{"dataset", "synthetic"},
-            {"kind", "logistic"},
-            {"samples", 800},
-            {"features", 20},
-            {"batch_size", 8}}},
-          {"model", {{"kind", "logistic"}, {"l2", 0.01}}},
-          {"eval", {{"every", 1}}},
-          {"algorithm", algorithm}};
+  json s = testing::logistic_ring(nodes, 1);
+  if (nodes == 2) s["network"]["topology"] = {{"kind", "complete"}, {"nodes", 2}};
+  s["network"]["link"] = {{"bandwidth", "1Gbps"}, {"latency", "50us"}};
+  // Slow hosts: the gradient (about a millisecond) dominates the tiny messages, as in the paper's setting.
+  s["compute"] = {{"host_speed", "2Mf"}};
+  s["eval"]["every"] = 1;
+  s["algorithm"] = algorithm;
+  return s;
 }
 
 // One evaluation of the snapshot every node handed to the probe for one step.
