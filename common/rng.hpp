@@ -26,6 +26,7 @@ enum class Purpose : std::uint64_t {
   eval = 7,         // evaluation subsets
   user = 8,         // tools (sgdsim compress)
   augment = 9,      // data augmentation (random crops and flips)
+  peer = 10,        // choice of a peer (AD-PSGD's random neighbour)
   dynamics = 11,    // random link and host profiles, failures, background traffic
 };
 

@@ -230,9 +230,9 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
   environment_.probe = &observer;
   // Divergence is found where the step is not known (a gradient, a compressor's input); the observer knows
   // which step each node is in.
-  auto body = [this, &observer](std::size_t node, protocols::Port& port) {
+  auto attributed = [&observer](std::size_t node, const std::function<void()>& work) {
     try {
-      protocol_->run(node, port);
+      work();
     } catch (const Diverged& e) {
       if (e.where().step >= 0) throw;
       throw e.at_step(observer.reached(node) + 1);
@@ -240,10 +240,19 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
       throw Diverged({"message", observer.reached(node) + 1, node, e.what(), -1});
     }
   };
+  auto body = [&](std::size_t node, protocols::Port& port) {
+    attributed(node, [&] { protocol_->run(node, port); });
+  };
+  sim::NodeBody server;
+  if (protocol_->serves()) {
+    server = [&](std::size_t node, protocols::Port& port) {
+      attributed(node, [&] { protocol_->serve(node, port); });
+    };
+  }
   double end = 0;
   std::optional<Diverged> diverged;
   try {
-    end = sim::simulate(topology_, network_, body);
+    end = sim::simulate(topology_, network_, body, server);
   } catch (const Diverged& e) {
     diverged = e;
     end = e.where().sim_time_s;

@@ -35,6 +35,15 @@ Channel& Network::channel(std::size_t from, std::size_t to) {
   return channels_.try_emplace(key, std::move(fresh)).first->second;
 }
 
+RequestBox& Network::requests(std::size_t to) {
+  if (servers_.empty()) throw std::logic_error("request() needs a protocol with servers");
+  if (auto it = requests_.find(to); it != requests_.end()) return it->second;
+  RequestBox fresh;  // complete before it is published, as in channel()
+  fresh.mailbox = s4u::Mailbox::by_name("requests>" + std::to_string(to));
+  fresh.mailbox->set_receiver(servers_.at(to));
+  return requests_.try_emplace(to, std::move(fresh)).first->second;
+}
+
 void Network::open_neighbor_channels(const topology::Topology& topology) {
   for (const auto& edge : topology.edges) {
     channel(edge.a, edge.b);
@@ -44,6 +53,7 @@ void Network::open_neighbor_channels(const topology::Topology& topology) {
 
 void Network::release() {
   for (auto& [key, channel] : channels_) channel.mailbox->set_receiver(nullptr);
+  for (auto& [to, box] : requests_) box.mailbox->set_receiver(nullptr);
 }
 
 void SimPort::check_peer(std::size_t peer, const char* operation) const {
@@ -177,6 +187,36 @@ Received SimPort::receive_within(std::size_t from) {
     waiting_ = {};
     return {Received::Status::message, std::move(envelope->bytes)};
   }
+}
+
+void SimPort::request(std::size_t to, Bytes bytes) {
+  check_peer(to, "request");
+  settle();
+  RequestBox& box = network_->requests(to);
+  const std::uint64_t size = network_->wire_size(bytes.size());
+  counters_.payload_bytes += bytes.size();
+  counters_.wire_bytes += size;
+  counters_.messages += 1;
+  box.in_flight.push_back(std::make_unique<Request>(Request{self_, std::move(bytes)}));
+  pending_.push_back(box.mailbox->put_async(box.in_flight.back().get(), size));
+  pending_to_.push_back(to);
+}
+
+std::pair<std::size_t, Bytes> SimPort::receive_request() {
+  if (!server_) throw std::logic_error("receive_request() called on a port that is not a server's");
+  settle();
+  RequestBox& box = network_->requests(self_);
+  waiting_ = {"receive_request", 0};
+  const Request* arrived = box.mailbox->get<Request>();
+  waiting_ = {};
+  // Requests from different senders may arrive out of their sending order: find this one.
+  for (auto it = box.in_flight.begin(); it != box.in_flight.end(); ++it) {
+    if (it->get() != arrived) continue;
+    std::pair<std::size_t, Bytes> request{(*it)->from, std::move((*it)->bytes)};
+    box.in_flight.erase(it);
+    return request;
+  }
+  throw std::logic_error("node " + std::to_string(self_) + "'s server received an unknown request");
 }
 
 void SimPort::wait_sends() {

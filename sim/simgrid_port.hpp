@@ -43,6 +43,17 @@ struct Channel {
   std::unique_ptr<Envelope> early;  // taken from the mailbox while the receiver still waited for an older one
 };
 
+// The requests on their way to one node's server (asynchronous protocols): one mailbox for all senders, bound
+// to the server actor; the buffers are owned here, as in Channel.
+struct Request {
+  std::size_t from = 0;
+  Bytes bytes;
+};
+struct RequestBox {
+  simgrid::s4u::Mailbox* mailbox = nullptr;
+  std::deque<std::unique_ptr<Request>> in_flight;
+};
+
 // What a blocked node is waiting for, to name it in a deadlock report.
 struct Waiting {
   const char* operation = nullptr;  // nullptr when running
@@ -64,6 +75,9 @@ class Network {
   // Created on first use and bound to the receiving actor, so data starts flowing when it is sent (as TCP or
   // MPI eager sends do) rather than when the receiver asks for it.
   Channel& channel(std::size_t from, std::size_t to);
+  // The server actors (empty when the protocol has none), and the request box of node `to`'s server.
+  std::vector<simgrid::s4u::ActorPtr>& servers() { return servers_; }
+  RequestBox& requests(std::size_t to);
   // Opens the channels of every edge up front (before the run), so that only multi-hop pairs are opened
   // lazily.
   void open_neighbor_channels(const topology::Topology& topology);
@@ -77,11 +91,15 @@ class Network {
   double receive_timeout_;
   std::vector<simgrid::s4u::ActorPtr> actors_;
   std::unordered_map<std::uint64_t, Channel> channels_;
+  std::vector<simgrid::s4u::ActorPtr> servers_;
+  std::unordered_map<std::size_t, RequestBox> requests_;
 };
 
 class SimPort final : public Port {
  public:
-  SimPort(Network& network, std::size_t self) : network_(&network), self_(self) {}
+  // A server's port (`server` true) also takes requests (Protocol::serve).
+  SimPort(Network& network, std::size_t self, bool server = false)
+      : network_(&network), self_(self), server_(server) {}
   std::size_t self() const override { return self_; }
   void send(std::size_t to, Bytes bytes) override;
   void send_silence(std::size_t to) override;
@@ -90,6 +108,8 @@ class SimPort final : public Port {
   Received receive_or_miss(std::size_t from) override;
   std::vector<std::size_t> undelivered() const override { return undelivered_; }
   bool lossy() const override { return network_->receive_timeout() > 0; }
+  void request(std::size_t to, Bytes bytes) override;
+  std::pair<std::size_t, Bytes> receive_request() override;
   void compute(double flops) override;
   void spend(protocols::Work work, double seconds) override;
   double now() override;
@@ -102,6 +122,7 @@ class SimPort final : public Port {
   void settle();
   Network* network_;
   std::size_t self_;
+  bool server_;
   Counters counters_;
   Received receive_within(std::size_t from);
   std::vector<simgrid::s4u::CommPtr> pending_;

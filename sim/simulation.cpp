@@ -119,7 +119,8 @@ void start_background(const BackgroundFlow& flow, const std::vector<s4u::Host*>&
 
 }  // namespace
 
-double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body) {
+double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body,
+                const NodeBody& server) {
   if (engine_used.exchange(true))
     throw std::logic_error(
         "simulate() called twice in one process (SimGrid 3.32 allows one engine per process)");
@@ -144,31 +145,48 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   std::vector<char> done(n, 0);
   std::optional<Failure> failure;
 
+  // Runs one actor's work; the first error of the run is kept and stops every actor.
+  auto guarded = [&](std::size_t i, const std::function<void()>& work) {
+    try {
+      work();
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;  // SimGrid unwinding a killed actor: must pass through
+    } catch (const Diverged& e) {
+      if (!failure) {
+        failure = Failure{e.what(), false, e};
+        s4u::Actor::kill_all();
+      }
+    } catch (const std::exception& e) {
+      if (!failure) {
+        failure = Failure{"node " + std::to_string(i) + ": " + e.what(),
+                          dynamic_cast<const InputError*>(&e) != nullptr, std::nullopt};
+        // Nothing useful can follow; stop the other nodes instead of letting them deadlock.
+        s4u::Actor::kill_all();
+      }
+    }
+  };
   for (std::size_t i = 0; i < n; ++i) {
     network.actors().push_back(s4u::Actor::create("node" + std::to_string(i), hosts[i], [&, i] {
-      try {
+      guarded(i, [&] {
         body(i, *ports[i]);
         // Sends still in flight when the body returns would be cancelled with the actor.
         ports[i]->wait_sends();
-      } catch (const simgrid::ForcefulKillException&) {
-        throw;  // SimGrid unwinding a killed actor: must pass through
-      } catch (const Diverged& e) {
-        if (!failure) {
-          failure = Failure{e.what(), false, e};
-          s4u::Actor::kill_all();
-        }
-      } catch (const std::exception& e) {
-        if (!failure) {
-          failure = Failure{"node " + std::to_string(i) + ": " + e.what(),
-                            dynamic_cast<const InputError*>(&e) != nullptr, std::nullopt};
-          // Nothing useful can follow; stop the other nodes instead of letting them deadlock.
-          s4u::Actor::kill_all();
-        }
-      }
+      });
       done[i] = 1;
     }));
   }
   for (const BackgroundFlow& flow : options.dynamics.background) start_background(flow, hosts);
+  std::vector<std::unique_ptr<SimPort>> server_ports;
+  if (server) {
+    for (std::size_t i = 0; i < n; ++i) {
+      server_ports.push_back(std::make_unique<SimPort>(network, i, /*server=*/true));
+      network.servers().push_back(s4u::Actor::create("server" + std::to_string(i), hosts[i], [&, i] {
+        // A daemon: killed when the last node body has returned, so a server may wait forever.
+        s4u::Actor::self()->daemonize();
+        guarded(i, [&] { server(i, *server_ports[i]); });
+      }));
+    }
+  }
   network.open_neighbor_channels(topology);
   s4u::Engine::on_deadlock_cb([&] {
     if (!failure) failure = Failure{deadlock_report(ports, done), false, std::nullopt};

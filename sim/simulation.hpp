@@ -37,7 +37,10 @@ using NodeBody = std::function<void(std::size_t node, Port& port)>;
 // Runs the simulation to completion and returns the final simulated time in seconds. An exception escaping a
 // node body, or a deadlock, is rethrown here as std::runtime_error (an InputError stays an InputError) naming
 // the node; it never aborts the process. A Diverged stays a Diverged and gains the simulated time at which
-// the run stopped. Must be called at most once per process.
-double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body);
+// the run stopped. Must be called at most once per process. With a `server` body, each node also runs it as a
+// second actor on its host (Protocol::serve), with a port that takes requests; servers are stopped when every
+// `body` has returned.
+double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body,
+                const NodeBody& server = {});
 
 }  // namespace sgdsim::sim

@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sgdsim::protocols {
@@ -78,6 +80,20 @@ class Port {
   // send, receive, wait or now().
   virtual double now() = 0;
   virtual const Counters& counters() const = 0;
+
+  // Requests and their server, for asynchronous protocols (Protocol::serves()). request() starts sending
+  // `bytes` to the server of node `to` (a second actor on that node's host, see Protocol::serve), not to its
+  // run(); the server's reply comes back through receive(to) like any message. receive_request(), on a
+  // server's port only, blocks until a request from any node arrives and returns its sender and bytes, in
+  // arrival order. Ports of networks without servers refuse both.
+  virtual void request(std::size_t to, Bytes bytes) {
+    (void)to;
+    (void)bytes;
+    throw std::logic_error("this port has no servers to send requests to");
+  }
+  virtual std::pair<std::size_t, Bytes> receive_request() {
+    throw std::logic_error("receive_request() called on a port that is not a server's");
+  }
 };
 
 }  // namespace sgdsim::protocols

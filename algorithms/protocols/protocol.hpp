@@ -46,6 +46,15 @@ class Protocol {
   virtual void run(std::size_t node, protocols::Port& port) = 0;
   // Called once after the simulation ended normally: end-of-run self checks (e.g. copy consistency).
   virtual void finish() {}
+  // An asynchronous protocol answers its peers while its node computes: when serves() is true, serve(node,
+  // port) runs as a second actor on node's host, with its own port (receive_request(), replies by send()),
+  // from the start until every run() has returned; then it is stopped wherever it waits, so it may loop
+  // forever. Its work shares the host with run()'s.
+  virtual bool serves() const { return false; }
+  virtual void serve(std::size_t node, protocols::Port& port) {
+    (void)node;
+    (void)port;
+  }
 };
 
 // The protocol kinds (the scenario's "algorithm"). Each registers itself from its own file with its keys and

@@ -4,28 +4,13 @@
 
 #include <cmath>
 
+#include "tests/protocols/logistic_ring.hpp"
 #include "tests/support/runs.hpp"
 
 using namespace sgdsim::testing;
 using nlohmann::json;
 
 namespace {
-
-json logistic_ring(std::size_t nodes, std::int64_t steps) {
-  return {{"seed", 3},
-          {"network",
-           {{"topology", {{"kind", "ring"}, {"nodes", nodes}}},
-            {"link", {{"bandwidth", "100Mbps"}, {"latency", "500us"}}}}},
-          {"data",
-           {{"dataset", "synthetic"},
-            {"kind", "logistic"},
-            {"samples", 800},
-            {"features", 20},
-            {"batch_size", 8}}},
-          {"model", {{"kind", "logistic"}, {"l2", 0.01}}},
-          {"eval", {{"every", 20}}},
-          {"algorithm", {{"kind", "dpsgd"}, {"steps", steps}, {"lr", 0.2}}}};
-}
 
 json sparq(double c0, int local_steps, double gamma, json compressor) {
   return {{"kind", "sparq"},

@@ -1,0 +1,168 @@
+// AD-PSGD: gradient steps at possibly stale models and pairwise averages with random neighbours (adpsgd.hpp).
+#include "algorithms/protocols/adpsgd.hpp"
+
+#include <stdexcept>
+
+#include "common/rng.hpp"
+#include "common/spec.hpp"
+
+namespace sgdsim::protocols {
+
+Adpsgd::Adpsgd(Spec& spec, const Environment& environment)
+    : environment_(environment),
+      schedule_(spec),
+      local_(environment),
+      encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
+                environment.costs),
+      n_(environment.topology->nodes),
+      // Δ from the two decoded vectors, then x ± Δ: reads three vectors, writes one.
+      mixing_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(local_.dimension()))),
+      nodes_(n_),
+      theirs_(local_.dimension()),
+      mine_(local_.dimension()),
+      seen_(local_.dimension()) {
+  for (Node& node : nodes_) {
+    node.x = initial_model(environment);
+    node.sent.assign(node.x.size(), 0.0f);
+    node.gradient.assign(node.x.size(), 0.0f);
+    node.arriving.assign(node.x.size(), 0.0f);
+  }
+}
+
+void Adpsgd::run(std::size_t i, protocols::Port& port) {
+  Node& node = nodes_[i];
+  node.port = &port;
+  const auto& neighbors = environment_.topology->neighbors[i];
+  Rng batches = local_.batch_stream(i);
+  Rng peers = Rng::stream(environment_.seed, i, Purpose::peer);
+  const auto n = static_cast<std::int64_t>(n_);
+  observe(environment_, 0, i, node.x, node.stats, port);
+  while (started_ < schedule_.steps * n) {
+    const std::int64_t t = started_++ / n;  // the global step this update counts towards
+    // The gradient at the model as it is now; the server may change x while the gradient is computed.
+    const std::span<const float> g = local_.gradient(i, node.x, batches, port);
+    node.gradient.assign(g.begin(), g.end());
+    if (!neighbors.empty()) {
+      const std::size_t j = neighbors[peers.below(neighbors.size())];
+      port.now();  // the gradient's time passes first: the request carries the model as it is then
+      node.locked = true;
+      node.partner = j;
+      Bytes bytes;
+      encoders_.encode(i, node.x, bytes, node.sent, node.stats);
+      port.spend(Work::encode, encoders_.encode_s());
+      port.request(j, std::move(bytes));
+      const std::optional<Bytes> reply = port.receive(j);
+      if (!reply) throw std::logic_error("AD-PSGD received silence");
+      if (!reply->empty()) {  // empty: j was busy
+        encoders_.decode(*reply, theirs_);
+        port.spend(Work::decode, encoders_.decode_s());
+        // The same Δ the server subtracted (same floats, same operations).
+        for (std::size_t c = 0; c < node.x.size(); ++c) node.x[c] += 0.5f * (theirs_[c] - node.sent[c]);
+        port.spend(Work::mixing, mixing_s_);
+        node.landing = false;
+      }
+      node.locked = false;
+      port.wait_sends();
+      // The requests deferred while this exchange was open, in arrival order; more may arrive meanwhile.
+      while (!node.deferred.empty()) {
+        auto [k, request] = std::move(node.deferred.front());
+        node.deferred.erase(node.deferred.begin());
+        answer(i, k, request, port);
+      }
+    }
+    // The rate of the network's step when the gradient is applied (a node may hold its gradient for long).
+    axpy(node.x, -static_cast<float>(schedule_.at(completed_ / n)), node.gradient);
+    port.spend(Work::update, local_.update_s());
+    require_finite(node.x, "model", i, t + 1);
+    const double time = port.now();
+    // Nothing yields from here to the end of the snapshot: every model is seen at the same instant.
+    ++completed_;
+    if (environment_.probe) environment_.probe->reached(completed_ / n, i);
+    if (completed_ % n == 0) snapshot(completed_ / n, time);
+  }
+  node.ran = port.counters();
+  node.port = nullptr;
+}
+
+void Adpsgd::serve(std::size_t j, protocols::Port& port) {
+  Node& node = nodes_[j];
+  node.server = &port;
+  for (;;) {
+    auto [i, bytes] = port.receive_request();
+    if (!node.locked) {
+      answer(j, i, bytes, port);
+    } else if (node.partner < j) {
+      node.deferred.emplace_back(i, std::move(bytes));
+    } else {
+      port.send(i, Bytes{});  // busy
+      port.wait_sends();
+    }
+  }
+}
+
+void Adpsgd::answer(std::size_t j, std::size_t i, const Bytes& bytes, protocols::Port& port) {
+  Node& node = nodes_[j];
+  // Decode, encode, update: no Port call in between, so the exchange is atomic at this end.
+  encoders_.decode(bytes, theirs_);
+  port.spend(Work::decode, encoders_.decode_s());
+  Bytes reply;
+  encoders_.encode(j, node.x, reply, mine_, node.stats);
+  port.spend(Work::encode, encoders_.encode_s());
+  Node& requester = nodes_[i];
+  for (std::size_t c = 0; c < node.x.size(); ++c) {
+    const float delta = 0.5f * (mine_[c] - theirs_[c]);
+    node.x[c] -= delta;
+    requester.arriving[c] = delta;
+  }
+  requester.landing = true;
+  port.spend(Work::mixing, mixing_s_);
+  require_finite(node.x, "model", j, -1);
+  port.send(i, std::move(reply));
+  port.wait_sends();
+}
+
+void Adpsgd::snapshot(std::int64_t step, double time) {
+  Probe* probe = environment_.probe;
+  if (!probe || !probe->wants(step)) return;
+  for (std::size_t k = 0; k < n_; ++k) {
+    Node& node = nodes_[k];
+    require_finite(node.x, "model", k, step);
+    NodeStats& stats = node.stats;
+    stats.time = time;
+    stats.payload_bytes = stats.wire_bytes = stats.messages = 0;
+    stats.work_s = {};
+    // A node's traffic and work are its requests and its server's replies together. Work still owed by
+    // another actor (charged, not yet executed) shows in a later row.
+    for (const Counters* counters_of :
+         {node.port ? &node.port->counters() : &node.ran, node.server ? &node.server->counters() : nullptr}) {
+      if (!counters_of) continue;
+      const Counters& counters = *counters_of;
+      stats.payload_bytes += counters.payload_bytes;
+      stats.wire_bytes += counters.wire_bytes;
+      stats.messages += counters.messages;
+      for (std::size_t w = 0; w < work_kinds; ++w) stats.work_s[w] += counters.work_s[w];
+    }
+    if (!node.landing) {
+      probe->observe(step, k, node.x, stats);
+      continue;
+    }
+    // The requester is locked until it adds Δ, so this is the model it will have.
+    for (std::size_t c = 0; c < seen_.size(); ++c) seen_[c] = node.x[c] + node.arriving[c];
+    probe->observe(step, k, seen_, stats);
+  }
+}
+
+namespace {
+const bool registered = protocols().add(
+    {"adpsgd",
+     "AD-PSGD (Lian et al. 2018, \"Asynchronous Decentralized Parallel Stochastic Gradient Descent\"): no "
+     "rounds; each node repeatedly takes a gradient at its possibly stale model, averages it with one "
+     "neighbour drawn at random and applies the gradient. `steps` counts steps · nodes gradient updates in "
+     "the whole network; fast nodes take more of them.",
+     Encoders::keys("The compressor of the models exchanged by the pairwise averages (fp32 by default).",
+                    nlohmann::json{{"kind", "none"}}),
+     {}},
+    [](Spec& spec, const Environment& environment) { return std::make_unique<Adpsgd>(spec, environment); });
+}  // namespace
+
+}  // namespace sgdsim::protocols

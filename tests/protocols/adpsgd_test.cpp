@@ -1,0 +1,220 @@
+// AD-PSGD: pairwise averages preserve the network mean, two nodes that always choose each other do not
+// deadlock, it converges like D-PSGD on a homogeneous ring, a 10x straggler barely slows it down, and its
+// traces are deterministic. Every simulation runs in a forked child (one SimGrid engine per process).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.hpp"
+#include "sim/simulation.hpp"
+#include "tests/protocols/logistic_ring.hpp"
+#include "tests/support/child.hpp"
+#include "tests/support/runs.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+json scenario(std::size_t nodes, const json& algorithm) {
+  json s = testing::logistic_ring(nodes, 1);
+  if (nodes == 2) s["network"]["topology"] = {{"kind", "complete"}, {"nodes", 2}};
+  s["network"]["link"] = {{"bandwidth", "1Gbps"}, {"latency", "50us"}};
+  // Slow hosts: the gradient (about a millisecond) dominates the tiny messages, as in the paper's setting.
+  s["compute"] = {{"host_speed", "2Mf"}};
+  s["eval"]["every"] = 1;
+  s["algorithm"] = algorithm;
+  return s;
+}
+
+// One evaluation of the snapshot every node handed to the probe for one step.
+struct Row {
+  std::int64_t step = 0;
+  double time = 0, loss = 0, spread = 0;
+  std::vector<double> mean;
+};
+
+class Recorder : public protocols::Probe {
+ public:
+  Recorder(const scenarios::Scenario& s, std::size_t nodes) : s_(s), nodes_(nodes) {}
+  bool wants(std::int64_t) const override { return true; }
+  void observe(std::int64_t step, std::size_t, std::span<const float> model,
+               const protocols::NodeStats& stats) override {
+    models_.emplace_back(model.begin(), model.end());
+    time_ = std::max(time_, stats.time);
+    if (models_.size() < nodes_) return;
+    Row row;
+    row.step = step;
+    row.time = time_;
+    row.mean.assign(model.size(), 0.0);
+    for (const auto& x : models_)
+      for (std::size_t c = 0; c < x.size(); ++c) row.mean[c] += x[c] / static_cast<double>(nodes_);
+    for (const auto& x : models_)
+      for (std::size_t c = 0; c < x.size(); ++c) row.spread += (x[c] - row.mean[c]) * (x[c] - row.mean[c]);
+    const std::vector<float> mean(row.mean.begin(), row.mean.end());
+    row.loss = s_.model().evaluate(mean, s_.problem().train).loss;
+    rows.push_back(std::move(row));
+    models_.clear();
+    time_ = 0;
+  }
+  std::vector<Row> rows;
+
+ private:
+  const scenarios::Scenario& s_;
+  std::size_t nodes_;
+  std::vector<std::vector<float>> models_;
+  double time_ = 0;
+};
+
+// A port whose host is `factor` times slower: every charge of work takes `factor` times as long. Stands in
+// for a per-node host speed (a straggler) in this test.
+class SlowPort : public protocols::Port {
+ public:
+  SlowPort(protocols::Port& inner, double factor) : inner_(inner), factor_(factor) {}
+  std::size_t self() const override { return inner_.self(); }
+  void send(std::size_t to, protocols::Bytes bytes) override { inner_.send(to, std::move(bytes)); }
+  void send_silence(std::size_t to) override { inner_.send_silence(to); }
+  std::optional<protocols::Bytes> receive(std::size_t from) override { return inner_.receive(from); }
+  void wait_sends() override { inner_.wait_sends(); }
+  void compute(double flops) override { inner_.compute(flops * factor_); }
+  void spend(protocols::Work work, double seconds) override { inner_.spend(work, seconds * factor_); }
+  double now() override { return inner_.now(); }
+  const protocols::Counters& counters() const override { return inner_.counters(); }
+  void request(std::size_t to, protocols::Bytes bytes) override { inner_.request(to, std::move(bytes)); }
+  std::pair<std::size_t, protocols::Bytes> receive_request() override { return inner_.receive_request(); }
+
+ private:
+  protocols::Port& inner_;
+  double factor_;
+};
+
+// Simulates `document` in a child with node 0 `slowdown` times slower; returns the evaluated snapshots.
+std::vector<Row> simulate(const json& document, std::size_t nodes, double slowdown = 1) {
+  const testing::ChildResult result = testing::in_child([&] {
+    scenarios::Scenario s(document, "test", ".");
+    Recorder recorder(s, nodes);
+    s.environment().probe = &recorder;
+    auto slowed = [&](std::size_t node, protocols::Port& port, bool server) {
+      SlowPort slow(port, node == 0 ? slowdown : 1.0);
+      if (server)
+        s.protocol().serve(node, slow);
+      else
+        s.protocol().run(node, slow);
+    };
+    sim::NodeBody server;
+    if (s.protocol().serves())
+      server = [&](std::size_t node, protocols::Port& port) { slowed(node, port, true); };
+    sim::simulate(
+        s.topology(), s.network(),
+        [&](std::size_t node, protocols::Port& port) { slowed(node, port, false); }, server);
+    std::ostringstream out;
+    out.precision(17);
+    for (const Row& row : recorder.rows) {
+      out << row.step << ' ' << row.time << ' ' << row.loss << ' ' << row.spread << ' ' << row.mean.size();
+      for (double m : row.mean) out << ' ' << m;
+      out << '\n';
+    }
+    return out.str();
+  });
+  INFO(result.error);
+  REQUIRE(result.exit_code == 0);
+  std::vector<Row> rows;
+  std::istringstream in(result.output);
+  Row row;
+  std::size_t d = 0;
+  while (in >> row.step >> row.time >> row.loss >> row.spread >> d) {
+    row.mean.assign(d, 0.0);
+    for (double& m : row.mean) in >> m;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+json adpsgd(std::int64_t steps, const json& lr) {
+  return {{"kind", "adpsgd"}, {"steps", steps}, {"lr", lr}};
+}
+
+// The first simulated time at which the loss of the average model is at most `target` (infinity if never).
+double time_to(const std::vector<Row>& rows, double target) {
+  for (const Row& row : rows)
+    if (row.loss <= target) return row.time;
+  return INFINITY;
+}
+
+}  // namespace
+
+TEST_CASE("AD-PSGD's pairwise averages preserve the network mean, also when two nodes choose each other") {
+  // Gradients move the mean for 10 steps; then the rate falls by 1e-30, below the resolution of floats of
+  // these magnitudes, and only the averages keep moving the models.
+  const std::size_t nodes = GENERATE(2, 6);
+  const json lr = {{"schedule", "step"}, {"value", 0.5}, {"factor", 1e-30}, {"every", 10}};
+  const std::vector<Row> rows = simulate(scenario(nodes, adpsgd(60, lr)), nodes);
+  REQUIRE(rows.size() == 61);
+  // From step 11 on, every update counted towards steps 0..9 has completed (at most one per node is in
+  // flight).
+  const Row& first = rows[11];
+  REQUIRE(first.step == 11);
+  double scale = 0;
+  for (double m : first.mean) scale = std::max(scale, std::abs(m));
+  REQUIRE(scale > 0.01);
+  for (std::size_t k = 11; k < rows.size(); ++k) {
+    for (std::size_t c = 0; c < first.mean.size(); ++c) {
+      INFO("step " << rows[k].step << " coordinate " << c);
+      // Each exchange moves the same float Δ from one node to the other; only the float additions round.
+      REQUIRE(std::abs(rows[k].mean[c] - first.mean[c]) <= 1e-6 * scale);
+    }
+  }
+  // ...while the models did move: averaging shrank their spread.
+  double spread = 0;
+  for (std::size_t k = 0; k <= 10; ++k) spread = std::max(spread, rows[k].spread);
+  REQUIRE(spread > 0);
+  CHECK(rows.back().spread < 1e-3 * spread);
+}
+
+TEST_CASE("AD-PSGD converges like D-PSGD on a homogeneous ring") {
+  const std::size_t nodes = 8;
+  const std::vector<Row> a = simulate(scenario(nodes, adpsgd(200, 0.2)), nodes);
+  const std::vector<Row> d =
+      simulate(scenario(nodes, {{"kind", "dpsgd"}, {"steps", 200}, {"lr", 0.2}}), nodes);
+  REQUIRE(a.size() == 201);
+  REQUIRE(d.size() == 201);
+  const double start = d.front().loss;
+  REQUIRE(a.front().loss == start);
+  INFO("AD-PSGD " << a.back().loss << ", D-PSGD " << d.back().loss << ", initial " << start);
+  // The same number of samples takes both to the same loss, up to a few percent of the way travelled.
+  CHECK(d.back().loss < 0.8 * start);
+  CHECK(std::abs(a.back().loss - d.back().loss) < 0.05 * (start - d.back().loss));
+}
+
+TEST_CASE("With one 10x straggler AD-PSGD reaches a target loss much sooner than D-PSGD") {
+  const std::size_t nodes = 8;
+  const std::vector<Row> a = simulate(scenario(nodes, adpsgd(200, 0.2)), nodes, 10);
+  const std::vector<Row> d =
+      simulate(scenario(nodes, {{"kind", "dpsgd"}, {"steps", 200}, {"lr", 0.2}}), nodes, 10);
+  const double start = d.front().loss;
+  const double reached = std::max(a.back().loss, d.back().loss);
+  const double target = reached + 0.1 * (start - reached);
+  const double ta = time_to(a, target), td = time_to(d, target);
+  INFO("target " << target << ": AD-PSGD at " << ta << " s, D-PSGD at " << td << " s");
+  REQUIRE(std::isfinite(ta));
+  REQUIRE(std::isfinite(td));
+  // D-PSGD's every step waits for the straggler; AD-PSGD's other nodes go on.
+  CHECK(ta < td / 3);
+}
+
+TEST_CASE("AD-PSGD traces are byte-identical across runs, with a compressor") {
+  json s = scenario(6, adpsgd(30, 0.2));
+  s["algorithm"]["compressor"] = {{"kind", "qsgd"}, {"levels", 4}};
+  s["eval"]["every"] = 5;
+  const testing::Run first = testing::run_scenario(s, "adpsgd-a");
+  const testing::Run second = testing::run_scenario(s, "adpsgd-b");
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  REQUIRE(first.trace.rows.size() == 7);
+  CHECK(first.trace_text == second.trace_text);
+  CHECK(first.trace.number(6, "bits_sent") > 0);
+}
