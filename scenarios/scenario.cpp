@@ -151,7 +151,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   data.finish();
 
   Spec model = root.variant("model");
-  model_ = learning::make_model(model, problem_.train);
+  model_ = learning::make_model(model, problem_.train, base_dir);
   {
     // Refuse what would not fit before the protocol allocates its per-node vectors (std::bad_alloc after
     // gigabytes otherwise).
