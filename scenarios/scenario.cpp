@@ -148,6 +148,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
     shards_ = learning::partition(partition, problem_.train, topology_.nodes, seed_);
   }
   const auto batch_size = static_cast<std::size_t>(data.integer("batch_size"));
+  environment_.augmentation = learning::read_augmentation(data, problem_.train);
   data.finish();
 
   Spec model = root.variant("model");
@@ -172,6 +173,11 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.seed = seed_;
   environment_.clock = &clock_;
   environment_.costs = compute.costs;
+  if (const std::size_t state_dimension = model_->state_dimension(); state_dimension > 0) {
+    node_states_.assign(topology_.nodes, std::vector<float>(state_dimension));
+    for (auto& state : node_states_) model_->initialize_state(state);
+    environment_.states = &node_states_;
+  }
   Spec algorithm = root.variant("algorithm");
   protocol_ = protocols::make_protocol(algorithm, environment_);
   algorithm_ = algorithm.kind_name();

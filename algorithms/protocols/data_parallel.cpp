@@ -1,5 +1,6 @@
 #include "algorithms/protocols/data_parallel.hpp"
 
+#include "common/error.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -7,12 +8,18 @@ namespace sgdsim::protocols {
 DataParallel::DataParallel(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
-      local_(environment),
+      local_(environment, schedule_.optimizer),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
                 environment.costs),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
+  if (environment.model->averages_state()) {
+    throw InputError(spec.where() +
+                     ": the model's batch_norm \"averaged\" is implemented by the gossip protocols (dpsgd, choco, "
+                     "sparq); data-parallel replicas keep their BatchNorm statistics local (the trace evaluates with "
+                     "their mean)");
+  }
   Spec collective = spec.variant("collective");
   collective_ =
       make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
@@ -32,7 +39,7 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
     encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
     port.spend(Work::encode, encoders_.encode_s());
     collective_->average(i, node.bytes, node.own, encoders_.stream(i), node.average, port);
-    axpy(node.x, static_cast<float>(-schedule_.at(t)), node.average);
+    local_.descend(i, node.x, schedule_.at(t), node.average);
     port.spend(Work::update, local_.update_s());
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }

@@ -45,6 +45,7 @@ class Gossip {
   // Copy consistency check (when enabled). Throws std::logic_error on any disagreement.
   void verify() const;
   std::size_t dimension() const { return dimension_; }
+  const topology::Mixing& mixing() const { return mixing_; }
 
  private:
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);
