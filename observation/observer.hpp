@@ -47,7 +47,7 @@ class Observer : public protocols::Probe {
   struct Pending {
     std::vector<double> mean;
     std::vector<double> state_sum;  // Σ_i s_i of the nodes' model state (empty without state)
-    double spread = 0;  // Σ_i ||x_i − x̄||²
+    double spread = 0;              // Σ_i ||x_i − x̄||²
     std::size_t count = 0;
     protocols::NodeStats total;  // sums over nodes (work_s too)
     double time = 0;

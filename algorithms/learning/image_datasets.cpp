@@ -29,9 +29,12 @@ Problem load(Spec& data, const std::string& base_dir, const std::string& name, L
 }
 
 std::vector<keys::Key> image_keys(keys::Key path) {
-  return {std::move(path),
-          keys::integer("samples", "Keep only the first n training samples (0: all).").fallback_to(0).at_least(0),
-          keys::integer("test_samples", "Keep only the first n test samples (0: all).").fallback_to(0).at_least(0)};
+  return {
+      std::move(path),
+      keys::integer("samples", "Keep only the first n training samples (0: all).").fallback_to(0).at_least(0),
+      keys::integer("test_samples", "Keep only the first n test samples (0: all).")
+          .fallback_to(0)
+          .at_least(0)};
 }
 
 const bool registered =
@@ -39,7 +42,8 @@ const bool registered =
         {"fashion-mnist",
          "Fashion-MNIST (Xiao et al. 2017): 28×28 grey images of 10 classes of clothing, 60000 train and "
          "10000 test, from the IDX files (gzip or not) in `path`.",
-         image_keys(keys::path("path", "Folder of the four IDX files.").fallback_to(default_fashion_mnist_dir)),
+         image_keys(
+             keys::path("path", "Folder of the four IDX files.").fallback_to(default_fashion_mnist_dir)),
          {}},
         [](Spec& data, std::uint64_t, const std::string& base_dir) {
           return load(data, base_dir, "fashion-mnist", load_fashion_mnist);

@@ -42,8 +42,8 @@ class MultiStep final : public LearningRate {
   double at(std::int64_t step) const override {
     const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), step) - milestones_.begin();
     double rate = value_ * std::pow(factor_, static_cast<double>(passed));
-    if (step < warmup_) rate *= (static_cast<double>(std::max<std::int64_t>(step, 0)) + 1.0) /
-                               static_cast<double>(warmup_);
+    if (step < warmup_)
+      rate *= (static_cast<double>(std::max<std::int64_t>(step, 0)) + 1.0) / static_cast<double>(warmup_);
     return rate;
   }
 
@@ -81,7 +81,8 @@ const bool registered =
         }) &&
     learning_rates().add(
         {"multistep",
-         "η_t = value · factor^(number of milestones ≤ t), e.g. the ResNet recipe's decay by 10 at given steps.",
+         "η_t = value · factor^(number of milestones ≤ t), e.g. the ResNet recipe's decay by 10 at given "
+         "steps.",
          {keys::number("factor", "Decay factor applied at each milestone.").above(0).at_most(1),
           keys::integers("milestones", "Steps at which the rate is multiplied by `factor`, increasing.")
               .in_unit("steps")},

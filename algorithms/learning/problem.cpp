@@ -31,7 +31,8 @@ const keys::Object& augment_keys() {
            .fallback_to(0)
            .between(0, 64)
            .in_unit("pixels"),
-       keys::boolean("horizontal_flip", "Flip each image horizontally with probability 1/2.").fallback_to(false)}};
+       keys::boolean("horizontal_flip", "Flip each image horizontally with probability 1/2.")
+           .fallback_to(false)}};
   return object;
 }
 

@@ -15,10 +15,11 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   if (environment.model->averages_state()) {
-    throw InputError(spec.where() +
-                     ": the model's batch_norm \"averaged\" is implemented by the gossip protocols (dpsgd, choco, "
-                     "sparq); data-parallel replicas keep their BatchNorm statistics local (the trace evaluates with "
-                     "their mean)");
+    throw InputError(
+        spec.where() +
+        ": the model's batch_norm \"averaged\" is implemented by the gossip protocols (dpsgd, choco, "
+        "sparq); data-parallel replicas keep their BatchNorm statistics local (the trace evaluates with "
+        "their mean)");
   }
   Spec collective = spec.variant("collective");
   collective_ =

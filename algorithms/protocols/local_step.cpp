@@ -27,8 +27,8 @@ LocalStep::LocalStep(const Environment& environment, const OptimizerSettings& op
       batch_(environment.batch_size),
       gradient_(dimension_),
       optimizer_(optimizer, environment.topology ? environment.topology->nodes : 1, dimension_) {
-  update_s_ = environment.costs.vector_s(Work::update,
-                                         optimizer_.vector_passes() * static_cast<double>(dimension_));
+  update_s_ =
+      environment.costs.vector_s(Work::update, optimizer_.vector_passes() * static_cast<double>(dimension_));
   const std::size_t state_dimension = environment.model->state_dimension();
   if (state_dimension > 0) {
     states_ = environment.states;
@@ -63,8 +63,7 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
       for (std::size_t k = 0; k < environment_.topology->nodes; ++k)
         augment_streams_.push_back(Rng::stream(environment_.seed, k, Purpose::augment));
     }
-    augmented =
-        learning::augmented_batch(*data, batch_, environment_.augmentation, augment_streams_[node]);
+    augmented = learning::augmented_batch(*data, batch_, environment_.augmentation, augment_streams_[node]);
     data = &augmented;
     rows = identity_rows_;
   }

@@ -54,7 +54,7 @@ class LocalStep {
   std::vector<std::vector<float>> own_states_;  // when the environment holds none
   std::vector<std::vector<float>>* states_ = nullptr;
   std::vector<float> mixed_state_;
-  std::vector<Rng> augment_streams_;         // per node, when augmenting
+  std::vector<Rng> augment_streams_;        // per node, when augmenting
   std::vector<std::size_t> identity_rows_;  // 0 .. batch_size − 1: the rows of an augmented batch
 };
 

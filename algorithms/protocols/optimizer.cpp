@@ -8,8 +8,11 @@ const keys::Object& optimizer_keys() {
   static const keys::Object object{
       "optimizer",
       "The local optimizer of every node (each node keeps its own momentum buffer).",
-      {keys::number("momentum", "μ: 0 is plain SGD; 0.9 is the ResNet recipe's.").fallback_to(0).between(0, 1),
-       keys::boolean("nesterov", "Nesterov's momentum (x ← x − η(d + μv)) instead of the heavy ball (x ← x − ηv).")
+      {keys::number("momentum", "μ: 0 is plain SGD; 0.9 is the ResNet recipe's.")
+           .fallback_to(0)
+           .between(0, 1),
+       keys::boolean("nesterov",
+                     "Nesterov's momentum (x ← x − η(d + μv)) instead of the heavy ball (x ← x − ηv).")
            .fallback_to(false),
        keys::number("weight_decay",
                     "λ: weight decay of the optimizer, on top of the model's l2 (which is part of the loss).")

@@ -1,5 +1,6 @@
 // The libtorch models as scenario kinds, run by the sgdsim program (which loads the libtorch plugin): data
-// sets, determinism, BatchNorm statistics local or averaged, and bad input (exit 2 naming file and JSON path).
+// sets, determinism, BatchNorm statistics local or averaged, and bad input (exit 2 naming file and JSON
+// path).
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -51,7 +52,9 @@ json scenario(const std::filesystem::path& data, const json& model, const json& 
           {"eval", {{"every", 2}}}};
 }
 
-json dpsgd(int steps) { return {{"kind", "dpsgd"}, {"steps", steps}, {"lr", 0.05}}; }
+json dpsgd(int steps) {
+  return {{"kind", "dpsgd"}, {"steps", steps}, {"lr", 0.05}};
+}
 
 }  // namespace
 
@@ -157,7 +160,8 @@ TEST_CASE("torch kinds refuse bad input with exit 2 naming the file and the JSON
   for (const char* name : {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
                            "data_batch_5.bin", "test_batch.bin"}) {
     std::ofstream out(dir / "cifar" / name, std::ios::binary);
-    out << std::string(learning::cifar10_record_bytes - (std::string(name) == "test_batch.bin" ? 1 : 0), '\0');
+    out << std::string(learning::cifar10_record_bytes - (std::string(name) == "test_batch.bin" ? 1 : 0),
+                       '\0');
   }
   json cifar = scenario(dir / "cifar", {{"kind", "resnet"}}, dpsgd(1));
   cifar["data"]["dataset"] = "cifar10";
