@@ -301,7 +301,7 @@ void write_support_files(const fs::path& folder) {
     regression += std::to_string(0.25 + 0.5 * i) + " " + row + "\n";
   }
   // Image data: 8 + 4 MNIST-format images, one CIFAR-10 record per batch file; a TorchScript module for them
-  // (written by the libtorch test program, which links libtorch; this one does not).
+  // (written by tests/torch/fixture/write_torchscript, which links libtorch; this program does not).
   fs::create_directories(folder / "mnist");
   for (const auto& [prefix, n] : {std::pair<std::string, std::uint32_t>{"train", 8}, {"t10k", 4}}) {
     std::string images{'\0', '\0', '\x08', '\x03'}, labels{'\0', '\0', '\x08', '\x01'};
@@ -321,8 +321,8 @@ void write_support_files(const fs::path& folder) {
     write_text(folder / "cifar" / name, std::string(1, static_cast<char>(b)) + std::string(3072, '\x40'));
   }
   if (sgdsim::learning::torch_built()) {
-    const CommandResult written = run_command("SGDSIM_SCRIPT_OUT=" + quote(folder / "net.pt") + " " +
-                                              std::string(SGDSIM_TORCH_TESTS) + " '[.fixture]' > /dev/null");
+    const CommandResult written =
+        run_command(std::string(SGDSIM_WRITE_TORCHSCRIPT) + " " + quote(folder / "net.pt"));
     REQUIRE(written.exit_code == 0);
   }
   write_text(folder / "binary.svm", binary);
