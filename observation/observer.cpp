@@ -58,6 +58,12 @@ void Observer::observe(std::int64_t step, std::size_t node, std::span<const floa
   }
 }
 
+void Observer::observe_state(std::int64_t step, std::size_t, std::span<const float> state) {
+  Pending& p = pending_[step];
+  if (p.state_sum.empty()) p.state_sum.assign(state.size(), 0.0);
+  for (std::size_t c = 0; c < state.size(); ++c) p.state_sum[c] += state[c];
+}
+
 void Observer::reached(std::int64_t step, std::size_t node) {
   reached_[node] = step;
 }
@@ -78,12 +84,19 @@ void Observer::complete(std::int64_t step, Pending& p) {
   for (std::size_t w = 0; w < protocols::work_kinds; ++w)
     row.work_s[w] = p.total.work_s[w] / static_cast<double>(nodes_);
   row.communication_s = p.waiting / static_cast<double>(nodes_);
-  const learning::Evaluation train = model_.evaluate(average, problem_.train, options_.train_subset);
+  std::vector<float> state(p.state_sum.size());
+  for (std::size_t c = 0; c < state.size(); ++c)
+    state[c] = static_cast<float>(p.state_sum[c] / static_cast<double>(nodes_));
+  const auto evaluate = [&](const learning::Dataset& data, std::span<const std::size_t> subset) {
+    return state.empty() ? model_.evaluate(average, data, subset)
+                         : model_.evaluate_with_state(average, state, data, subset);
+  };
+  const learning::Evaluation train = evaluate(problem_.train, options_.train_subset);
   // Finite node models can still average to a model whose loss overflows; no row of the trace is NaN.
   if (!std::isfinite(train.loss)) throw Diverged({"training loss", step, std::nullopt, {}, -1});
   row.train_loss = train.loss;
   if (problem_.test.samples() > 0) {
-    const learning::Evaluation test = model_.evaluate(average, problem_.test);
+    const learning::Evaluation test = evaluate(problem_.test, {});
     if (!std::isnan(test.accuracy)) row.test_accuracy = test.accuracy;
   }
   if (problem_.optimum && options_.train_subset.empty()) row.suboptimality = train.loss - *problem_.optimum;

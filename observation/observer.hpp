@@ -36,6 +36,8 @@ class Observer : public protocols::Probe {
                const protocols::NodeStats& stats) override;
 
   void reached(std::int64_t step, std::size_t node) override;
+  // BatchNorm statistics: the average model is evaluated with the mean of the nodes' statistics.
+  void observe_state(std::int64_t step, std::size_t node, std::span<const float> state) override;
 
   const TraceRow& last() const { return last_; }
   // The last step `node` completed (0 before its first step).
@@ -47,7 +49,8 @@ class Observer : public protocols::Probe {
   // Running mean and spread of the node models (Welford), so that identical models give exactly zero.
   struct Pending {
     std::vector<double> mean;
-    double spread = 0;  // Σ_i ||x_i − x̄||²
+    std::vector<double> state_sum;  // Σ_i s_i of the nodes' model state (empty without state)
+    double spread = 0;              // Σ_i ||x_i − x̄||²
     std::size_t count = 0;
     protocols::NodeStats total;  // sums over nodes (work_s too)
     double time = 0;

@@ -152,10 +152,11 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
     shards_ = learning::partition(partition, problem_.train, topology_.nodes, seed_);
   }
   const auto batch_size = static_cast<std::size_t>(data.integer("batch_size"));
+  environment_.augmentation = learning::read_augmentation(data, problem_.train);
   data.finish();
 
   Spec model = root.variant("model");
-  model_ = learning::make_model(model, problem_.train);
+  model_ = learning::make_model(model, problem_.train, base_dir);
   {
     // Refuse what would not fit before the protocol allocates its per-node vectors (std::bad_alloc after
     // gigabytes otherwise).
@@ -177,6 +178,11 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.clock = &clock_;
   environment_.costs = compute.costs;
   environment_.lossy = network_.dynamics.receive_timeout > 0;
+  if (const std::size_t state_dimension = model_->state_dimension(); state_dimension > 0) {
+    node_states_.assign(topology_.nodes, std::vector<float>(state_dimension));
+    for (auto& state : node_states_) model_->initialize_state(state);
+    environment_.states = &node_states_;
+  }
   Spec algorithm = root.variant("algorithm");
   if (environment_.lossy && !algorithm.kind()->has("survives_failures"))
     algorithm.fail("kind",

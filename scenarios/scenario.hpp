@@ -70,6 +70,7 @@ class Scenario {
   bool solve_optimum_ = false;
   WallClock clock_;
   protocols::Environment environment_;
+  std::vector<std::vector<float>> node_states_;  // BatchNorm statistics of every node (environment_.states)
   std::unique_ptr<protocols::Protocol> protocol_;
   std::optional<Diverged> diverged_;
   std::vector<std::pair<std::string, double>> memory_;

@@ -6,6 +6,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev nlohmann-json3-dev catch2 libeigen3-dev zlib1g-dev
   libbenchmark-dev libcli11-dev libfmt-dev libhwy-dev libzstd-dev
   gnuplot-nox dataset-fashion-mnist python3-jsonschema
+  libtorch-dev  # the deep-learning models (lenet5, resnet, torchscript); SGDSIM_TORCH=AUTO finds it
 )
 missing=()
 for p in "${packages[@]}"; do

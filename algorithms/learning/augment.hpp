@@ -12,6 +12,7 @@ namespace sgdsim::learning {
 struct Augmentation {
   int crop_padding = 4;  // pixels of zero padding per side before cropping back to the original size; 0: none
   bool horizontal_flip = true;
+  bool active() const { return crop_padding > 0 || horizontal_flip; }
 };
 
 // Augments one image (shape.size() values, channels x height x width) in place. Draws, in this order: the

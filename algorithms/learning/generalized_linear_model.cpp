@@ -143,14 +143,14 @@ const bool registered =
                   {keys::number("positive_class", "The label (as written in the data) of the positive class.")
                        .computed_default("the second class on two-class data; required otherwise")},
                   {"convex", "needs_class_labels"}},
-                 [](Spec& spec, const Dataset& train) {
+                 [](Spec& spec, const Dataset& train, const std::string&) {
                    const int positive = positive_class(spec, train);
                    return std::make_unique<GeneralizedLinearModel>(GeneralizedLinearModel::Link::logistic,
                                                                    train.dimension(), spec.number("l2"),
                                                                    positive);
                  }) &&
     models().add({"linear", "Least squares on real-valued targets.", {}, {"convex"}},
-                 [](Spec& spec, const Dataset& train) {
+                 [](Spec& spec, const Dataset& train, const std::string&) {
                    if (train.targets.size() != train.samples()) {
                      spec.fail(
                          "kind",

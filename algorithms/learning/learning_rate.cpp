@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/spec.hpp"
 
@@ -33,6 +34,25 @@ class Schedule final : public LearningRate {
   std::int64_t every_, warmup_;
 };
 
+// η_t = value · factor^(number of milestones ≤ t): the ResNet recipe's "divide by 10 at 50 % and 75 %".
+class MultiStep final : public LearningRate {
+ public:
+  MultiStep(double value, double factor, std::vector<std::int64_t> milestones, std::int64_t warmup)
+      : value_(value), factor_(factor), milestones_(std::move(milestones)), warmup_(warmup) {}
+  double at(std::int64_t step) const override {
+    const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), step) - milestones_.begin();
+    double rate = value_ * std::pow(factor_, static_cast<double>(passed));
+    if (step < warmup_)
+      rate *= (static_cast<double>(std::max<std::int64_t>(step, 0)) + 1.0) / static_cast<double>(warmup_);
+    return rate;
+  }
+
+ private:
+  double value_, factor_;
+  std::vector<std::int64_t> milestones_;
+  std::int64_t warmup_;
+};
+
 std::unique_ptr<LearningRate> make(Spec& spec, Schedule::Kind kind, double t0, double factor,
                                    std::int64_t every) {
   const double value = spec.number("value");
@@ -58,6 +78,24 @@ const bool registered =
         [](Spec& spec) {
           const double factor = spec.number("factor");
           return make(spec, Schedule::Kind::step, 0, factor, spec.integer("every"));
+        }) &&
+    learning_rates().add(
+        {"multistep",
+         "η_t = value · factor^(number of milestones ≤ t), e.g. the ResNet recipe's decay by 10 at given "
+         "steps.",
+         {keys::number("factor", "Decay factor applied at each milestone.").above(0).at_most(1),
+          keys::integers("milestones", "Steps at which the rate is multiplied by `factor`, increasing.")
+              .in_unit("steps")},
+         {}},
+        [](Spec& spec) {
+          const double factor = spec.number("factor");
+          const std::vector<std::int64_t> milestones = spec.integers("milestones");
+          for (std::size_t k = 0; k < milestones.size(); ++k) {
+            if (milestones[k] < 1 || (k > 0 && milestones[k] <= milestones[k - 1]))
+              spec.fail("milestones", "must be positive and strictly increasing");
+          }
+          const double value = spec.number("value");
+          return std::make_unique<MultiStep>(value, factor, milestones, spec.integer("warmup"));
         });
 
 }  // namespace

@@ -112,7 +112,7 @@ const bool registered = models().add(
           .fallback_to(json::array({128}))
           .between(1, 65536)},
      {"needs_class_labels"}},
-    [](Spec& spec, const Dataset& train) {
+    [](Spec& spec, const Dataset& train, const std::string&) {
       std::vector<std::size_t> hidden;
       for (std::int64_t width : spec.integers("hidden")) hidden.push_back(static_cast<std::size_t>(width));
       return std::make_unique<MlpModel>(train.dimension(), hidden, train.classes, spec.number("l2"));

@@ -15,7 +15,7 @@ keys::Registry<ModelFactory>& models() {
   return family;
 }
 
-std::unique_ptr<Model> make_model(Spec& spec, const Dataset& train) {
+std::unique_ptr<Model> make_model(Spec& spec, const Dataset& train, const std::string& base_dir) {
   if (train.samples() == 0 || train.dimension() == 0) {
     throw InputError(spec.where() + ": the training data is empty");
   }
@@ -26,7 +26,7 @@ std::unique_ptr<Model> make_model(Spec& spec, const Dataset& train) {
                                               : "has fewer than 2 classes") +
                           "; use \"linear\" for regression");
   }
-  auto model = models().factory(kind)(spec, train);
+  auto model = models().factory(kind)(spec, train, base_dir);
   spec.finish();
   return model;
 }

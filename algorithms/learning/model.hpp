@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "algorithms/learning/dataset.hpp"
@@ -87,12 +88,14 @@ class Model {
 };
 
 // The model kinds. Each registers itself from its own file with its keys and capabilities: "convex" (a unique
-// optimum f*, so a suboptimality column), "needs_class_labels" (classification data only).
-using ModelFactory = std::function<std::unique_ptr<Model>(Spec&, const Dataset& train)>;
+// optimum f*, so a suboptimality column), "needs_class_labels" (classification data only). `base_dir` is the
+// scenario file's folder, against which relative file paths (a TorchScript module) resolve.
+using ModelFactory =
+    std::function<std::unique_ptr<Model>(Spec&, const Dataset& train, const std::string& base_dir)>;
 keys::Registry<ModelFactory>& models();
 
 // Builds a model for the given data from a Spec of the model family ({"kind": "softmax", "l2": 1e-4}),
 // finishing it.
-std::unique_ptr<Model> make_model(Spec& spec, const Dataset& train);
+std::unique_ptr<Model> make_model(Spec& spec, const Dataset& train, const std::string& base_dir = {});
 
 }  // namespace sgdsim::learning

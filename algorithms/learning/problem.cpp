@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "algorithms/learning/partition.hpp"
+#include "common/error.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::learning {
@@ -14,8 +15,36 @@ keys::Registry<DatasetFactory>& datasets() {
            .fallback_to({{"kind", "iid"}}),
        keys::integer("batch_size", "Samples per minibatch of every node.")
            .fallback_to(32)
-           .between(1, 1 << 24)});
+           .between(1, 1 << 24),
+       keys::object("augment", augment_keys(),
+                    "Data augmentation of every training minibatch (image data only); none by default.")});
   return family;
+}
+
+const keys::Object& augment_keys() {
+  static const keys::Object object{
+      "augment",
+      "Random crops and flips of the training images, drawn from each node's own stream (seed, node).",
+      {keys::integer("crop_padding",
+                     "Zero pixels of padding per side before a random crop back to the original size (the "
+                     "ResNet CIFAR recipe: 4); 0: no crop.")
+           .fallback_to(0)
+           .between(0, 64)
+           .in_unit("pixels"),
+       keys::boolean("horizontal_flip", "Flip each image horizontally with probability 1/2.")
+           .fallback_to(false)}};
+  return object;
+}
+
+Augmentation read_augmentation(Spec& data, const Dataset& train) {
+  Spec spec = data.object("augment");
+  Augmentation a;
+  a.crop_padding = static_cast<int>(spec.integer("crop_padding"));
+  a.horizontal_flip = spec.boolean("horizontal_flip");
+  spec.finish();
+  if (a.active() && train.image.empty())
+    data.fail("augment", "crops and flips need image data; this data set has plain features");
+  return a;
 }
 
 Problem load_problem(Spec& data, std::uint64_t seed, const std::string& base_dir) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "algorithms/learning/augment.hpp"
 #include "algorithms/learning/dataset.hpp"
 #include "common/keys.hpp"
 
@@ -24,6 +25,10 @@ keys::Registry<DatasetFactory>& datasets();
 // Loads the problem of a Spec of the dataset family (Spec::variant("data")); does not finish it (the caller
 // reads "partition" and "batch_size" too).
 Problem load_problem(Spec& data, std::uint64_t seed, const std::string& base_dir);
+
+// The `augment` object of `data` and its reading (after the problem is loaded: it needs image data).
+const keys::Object& augment_keys();
+Augmentation read_augmentation(Spec& data, const Dataset& train);
 
 // Helpers for dataset kinds.
 std::string resolve_path(const std::string& path, const std::string& base_dir);

@@ -78,7 +78,7 @@ template BlockSums SoftmaxModel::block<double>(const double*, const RowMatrix<do
 namespace {
 const bool registered = models().add(
     {"softmax", "Multinomial logistic regression over the K classes.", {}, {"convex", "needs_class_labels"}},
-    [](Spec& spec, const Dataset& train) {
+    [](Spec& spec, const Dataset& train, const std::string&) {
       return std::make_unique<SoftmaxModel>(train.dimension(), train.classes, spec.number("l2"));
     });
 }  // namespace

@@ -8,7 +8,7 @@ Choco::Choco(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
       consensus_first_(spec.string("order") == "consensus_first"),
-      local_(environment),
+      local_(environment, schedule_.optimizer),
       gossip_(spec, environment, Silence::signal) {}
 
 void Choco::run(std::size_t i, protocols::Port& port) {
@@ -16,18 +16,19 @@ void Choco::run(std::size_t i, protocols::Port& port) {
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
-    const auto eta = static_cast<float>(schedule_.at(t));
+    const double eta = schedule_.at(t);
     if (consensus_first_) {
       std::span<const float> g = local_.gradient(i, node.x, batches, port);
       gossip_.consensus(i);
-      axpy(node.x, -eta, g);
+      local_.descend(i, node.x, eta, g);
       port.spend(Work::mixing, gossip_.consensus_s());
     } else {
-      axpy(node.x, -eta, local_.gradient(i, node.x, batches, port));
+      local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));
     }
     port.spend(Work::update, local_.update_s());
     gossip_.fire(i, node.x, port);
     gossip_.gather(i, port);
+    local_.exchange_state(i, gossip_.mixing(), port);
     if (!consensus_first_) {
       gossip_.consensus(i);
       port.spend(Work::mixing, gossip_.consensus_s());

@@ -1,6 +1,7 @@
 #include "algorithms/protocols/data_parallel.hpp"
 
 #include "algorithms/compression/compressor.hpp"
+#include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/spec.hpp"
 
@@ -9,12 +10,19 @@ namespace sgdsim::protocols {
 DataParallel::DataParallel(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
-      local_(environment),
+      local_(environment, schedule_.optimizer),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
                 environment.costs, model_layout(*environment.model)),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
+  if (environment.model->averages_state()) {
+    throw InputError(
+        spec.where() +
+        ": the model's batch_norm \"averaged\" is implemented by the gossip protocols (dpsgd, choco, "
+        "sparq); data-parallel replicas keep their BatchNorm statistics local (the trace evaluates with "
+        "their mean)");
+  }
   Spec collective = spec.variant("collective");
   if (environment.lossy && !collective.kind()->has("survives_failures"))
     spec.fail("collective",
@@ -55,7 +63,7 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
       port.spend(Work::mixing,
                  environment_.costs.vector_s(Work::mixing, 2.0 * static_cast<double>(node.average.size())));
     }
-    axpy(node.x, static_cast<float>(-schedule_.at(t)), node.average);
+    local_.descend(i, node.x, schedule_.at(t), node.average);
     port.spend(Work::update, local_.update_s());
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }

@@ -12,7 +12,7 @@ Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
       order_(spec.string("order") == "combine_then_adapt" ? Order::combine_then_adapt
                                                           : Order::adapt_then_combine),
       mixing_(topology::make_mixing(*environment.topology, spec.string("weights"))),
-      local_(environment),
+      local_(environment, schedule_.optimizer),
       nodes_(environment.topology->nodes) {
   encoding_ = compression::make_compressor(R"({"kind": "none"})", spec.where() + " (fp32 messages)");
   const std::size_t d = local_.dimension();
@@ -38,7 +38,7 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     const double eta = schedule_.at(t);
     if (order_ == Order::adapt_then_combine) {
       // Adapt: the half-step model x_i − η g_i is what the neighbours receive.
-      axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));
+      local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));
       port.spend(Work::update, local_.update_s());
     } else {
       // The gradient at the iterate before mixing, kept (LocalStep's span is shared) until after the combine.
@@ -73,9 +73,10 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
       port.spend(Work::mixing, self_mixing_s_);
     }
     node.x.swap(node.mixed);
+    local_.exchange_state(i, mixing_, port);
     // Adapt after combining: x_i ← Σ_j w_ij x_j − η ∇F_i(x_i) with the old x_i.
     if (order_ == Order::combine_then_adapt) {
-      axpy(node.x, static_cast<float>(-eta), node.gradient);
+      local_.descend(i, node.x, eta, node.gradient);
       port.spend(Work::update, local_.update_s());
     }
     observe(environment_, t + 1, i, node.x, node.stats, port);

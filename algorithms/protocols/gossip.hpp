@@ -46,6 +46,7 @@ class Gossip {
   // holder's copy plus what the owner still owes it must equal the owner's copy (up to float rounding).
   void verify() const;
   std::size_t dimension() const { return dimension_; }
+  const topology::Mixing& mixing() const { return mixing_; }
 
  private:
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "algorithms/protocols/optimizer.hpp"
 #include "algorithms/protocols/protocol.hpp"
 #include "common/rng.hpp"
 
@@ -17,12 +18,13 @@ struct Schedule {
   explicit Schedule(Spec& spec);
   std::int64_t steps;
   std::unique_ptr<learning::LearningRate> learning_rate;
+  OptimizerSettings optimizer;  // the `optimizer` key
   double at(std::int64_t t) const { return learning_rate->at(t); }
 };
 
 class LocalStep {
  public:
-  explicit LocalStep(const Environment& environment);
+  explicit LocalStep(const Environment& environment, const OptimizerSettings& optimizer = {});
   // The minibatch stream of one node.
   Rng batch_stream(std::size_t node) const;
   // Charges the minibatch's flops on `port` (simulated compute time), then returns the minibatch gradient at
@@ -30,8 +32,16 @@ class LocalStep {
   std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches,
                                   protocols::Port& port);
   std::size_t dimension() const { return dimension_; }
-  // Simulated seconds of the SGD update x −= η g (reads two vectors, writes one; 0 when not charged).
+  // The local optimizer's step of node `node` (optimizer.hpp); x −= η g for plain SGD.
+  void descend(std::size_t node, std::span<float> x, double eta, std::span<const float> g) {
+    optimizer_.step(node, x, eta, g);
+  }
+  // Simulated seconds of descend() (plain SGD reads two vectors and writes one; 0 when not charged).
   double update_s() const { return update_s_; }
+  // Models with state (BatchNorm) whose option says "averaged": node i sends its state to its neighbours
+  // (fp32) and replaces it by Σ_j w_ij s_j. Gossip protocols call it once per round of gossip; a no-op
+  // otherwise.
+  void exchange_state(std::size_t node, const topology::Mixing& mixing, protocols::Port& port);
 
  private:
   const Environment& environment_;
@@ -40,6 +50,12 @@ class LocalStep {
   double update_s_;
   std::vector<std::size_t> batch_;
   std::vector<float> gradient_;
+  Optimizer optimizer_;
+  std::vector<std::vector<float>> own_states_;  // when the environment holds none
+  std::vector<std::vector<float>>* states_ = nullptr;
+  std::vector<float> mixed_state_;
+  std::vector<Rng> augment_streams_;        // per node, when augmenting
+  std::vector<std::size_t> identity_rows_;  // 0 .. batch_size − 1: the rows of an augmented batch
 };
 
 // The initial model, the same on every node (stream (seed, 0, init)).

@@ -31,6 +31,13 @@ class Probe {
   virtual bool wants(std::int64_t step) const = 0;
   virtual void observe(std::int64_t step, std::size_t node, std::span<const float> model,
                        const NodeStats& stats) = 0;
+  // Node `node`'s model state (BatchNorm running statistics) at an evaluation step, handed just before
+  // observe() for models that have state.
+  virtual void observe_state(std::int64_t step, std::size_t node, std::span<const float> state) {
+    (void)step;
+    (void)node;
+    (void)state;
+  }
   // Called at the end of every step of every node, with its (finite) model already checked; lets the probe
   // know which step a node is in when something goes wrong mid-step.
   virtual void reached(std::int64_t step, std::size_t node) {

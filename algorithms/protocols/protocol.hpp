@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/learning/augment.hpp"
 #include "algorithms/learning/dataset.hpp"
 #include "algorithms/learning/learning_rate.hpp"
 #include "algorithms/learning/model.hpp"
@@ -37,6 +38,12 @@ struct Environment {
   WallClock* clock = nullptr;  // may be null
   Costs costs;                 // what each kind of work costs in simulated time
   bool lossy = false;          // messages can be lost (failures): only kinds with "survives_failures" run
+  // Per-node model state (BatchNorm running statistics): one vector of model->state_dimension() values per
+  // node, owned by the caller; null when the model has none (LocalStep then keeps its own). LocalStep updates
+  // node i's, observe() hands it to the probe.
+  std::vector<std::vector<float>>* states = nullptr;
+  // Crops and flips of every minibatch (image data); inactive unless the scenario asks.
+  learning::Augmentation augmentation{0, false};
 };
 
 class Protocol {

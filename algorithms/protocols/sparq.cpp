@@ -19,7 +19,7 @@ Sparq::Sparq(Spec& spec, const Environment& environment)
       schedule_(spec),
       local_steps_(spec.integer("local_steps")),
       trigger_(read_trigger(spec)),
-      local_(environment),
+      local_(environment, schedule_.optimizer),
       gossip_(spec, environment, read_silence(spec)),
       trigger_s_(environment.costs.vector_s(Work::mixing, 2.0 * static_cast<double>(gossip_.dimension()))) {}
 
@@ -29,7 +29,7 @@ void Sparq::run(std::size_t i, protocols::Port& port) {
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     const double eta = schedule_.at(t);
-    axpy(node.x, static_cast<float>(-eta), local_.gradient(i, node.x, batches, port));  // x now holds x_half
+    local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));  // x now holds x_half
     port.spend(Work::update, local_.update_s());
     if ((t + 1) % local_steps_ == 0) {
       double difference = 0;
@@ -45,6 +45,7 @@ void Sparq::run(std::size_t i, protocols::Port& port) {
         gossip_.stay_silent(i, port);
       }
       gossip_.gather(i, port);
+      local_.exchange_state(i, gossip_.mixing(), port);
       gossip_.consensus(i);
       port.spend(Work::mixing, gossip_.consensus_s());
     }

@@ -59,3 +59,25 @@ TEST_CASE("bad learning rates are InputErrors naming the path") {
   CHECK_THROWS_WITH(schedule(R"({"lr": {"value": 1, "t0": 5}})"), Catch::Contains("unknown key \"t0\""));
   CHECK_THROWS_WITH(schedule(R"({"lr": {"schedule": "cosine", "value": 1}})"), Catch::Contains("schedule"));
 }
+
+TEST_CASE("the multistep schedule decays by its factor at each milestone") {
+  const auto lr =
+      schedule(R"({"lr": {"schedule": "multistep", "value": 0.1, "factor": 0.1, "milestones": [3, 5]}})");
+  CHECK(lr->at(0) == Approx(0.1));
+  CHECK(lr->at(2) == Approx(0.1));
+  CHECK(lr->at(3) == Approx(0.01));
+  CHECK(lr->at(4) == Approx(0.01));
+  CHECK(lr->at(5) == Approx(0.001));
+  CHECK(lr->at(1000) == Approx(0.001));
+  const auto warm = schedule(
+      R"({"lr": {"schedule": "multistep", "value": 1, "factor": 0.5, "milestones": [2], "warmup": 2}})");
+  CHECK(warm->at(0) == Approx(0.5));
+  CHECK(warm->at(1) == Approx(1.0));
+  CHECK(warm->at(2) == Approx(0.5));
+  CHECK_THROWS_WITH(
+      schedule(R"({"lr": {"schedule": "multistep", "value": 1, "factor": 0.5, "milestones": [5, 5]}})"),
+      Catch::Contains("$.algorithm.lr.milestones"));
+  CHECK_THROWS_WITH(
+      schedule(R"({"lr": {"schedule": "multistep", "value": 1, "factor": 0.5, "milestones": [0]}})"),
+      Catch::Contains("$.algorithm.lr.milestones"));
+}

@@ -3,6 +3,7 @@
 
 #include "algorithms/learning/generalized_linear_model.hpp"
 #include "algorithms/learning/mlp_model.hpp"
+#include "algorithms/learning/torch_plugin.hpp"
 #include "common/error.hpp"
 #include "helpers.hpp"
 
@@ -70,4 +71,18 @@ TEST_CASE("model errors name the key and the problem") {
   Dataset images = random_dataset(10, 3, 3, 1);
   images.targets.clear();
   CHECK_THROWS_WITH(build(R"({"kind": "linear"})", images), Catch::Contains("real-valued targets"));
+}
+
+TEST_CASE("torch kinds refuse plain features, and builds without libtorch refuse them with a clear message") {
+  const Dataset plain = random_dataset(10, 6, 4, 1);
+  CHECK_THROWS_WITH(build(R"({"kind": "lenet5"})", plain),
+                    Catch::Contains("$.model.kind") && Catch::Contains("needs image data"));
+  Dataset images = random_dataset(4, 28 * 28, 10, 2);
+  images.image = {1, 28, 28};
+  if (torch_built()) {
+    CHECK(build(R"({"kind": "lenet5"})", images)->dimension() == 61706);
+  } else {
+    CHECK_THROWS_WITH(build(R"({"kind": "lenet5"})", images),
+                      Catch::Contains("$.model.kind") && Catch::Contains("no libtorch"));
+  }
 }

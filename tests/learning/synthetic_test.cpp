@@ -74,7 +74,7 @@ TEST_CASE("synthetic parameters are validated") {
                     Catch::Contains("$.data.kind"));
   CHECK_THROWS_WITH(load(R"({"dataset": "synthetic", "samples": 10000000, "features": 100000})", 1),
                     Catch::Contains("too large"));
-  CHECK_THROWS_WITH(load(R"({"dataset": "mnist"})", 1), Catch::Contains("$.data.dataset"));
+  CHECK_THROWS_WITH(load(R"({"dataset": "imagenet"})", 1), Catch::Contains("$.data.dataset"));
 }
 
 TEST_CASE("least-squares optimum matches the regularised normal equations") {

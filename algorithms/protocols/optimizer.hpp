@@ -1,0 +1,48 @@
+#pragma once
+// The local optimizer every protocol applies to a node's own model: SGD, optionally with momentum (heavy
+// ball or Nesterov) and weight decay (coupled, i.e. added to the gradient, or decoupled, i.e. a separate
+// shrinking of the weights). Each node keeps its own momentum buffer. The communicated vector never changes:
+// protocols gossip or average what they always did (the model, or the gradient in data-parallel SGD); the
+// momentum stays on the node (docs/protocols.md).
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "common/keys.hpp"
+
+namespace sgdsim {
+class Spec;
+}
+
+namespace sgdsim::protocols {
+
+struct OptimizerSettings {
+  double momentum = 0;  // μ; 0: plain SGD
+  bool nesterov = false;
+  double weight_decay = 0;  // λ
+  bool decoupled = false;   // true: x ← (1 − ηλ) x apart from the gradient step (SGDW)
+  bool plain() const { return momentum == 0 && weight_decay == 0; }
+};
+
+// The `optimizer` object of every protocol.
+const keys::Object& optimizer_keys();
+OptimizerSettings read_optimizer(Spec& optimizer);
+
+class Optimizer {
+ public:
+  Optimizer(const OptimizerSettings& settings, std::size_t nodes, std::size_t dimension);
+  // One step of node `node` at rate `eta` with the (stochastic) gradient `g` at `x`:
+  //   d = g (+ λx if coupled);  v ← μv + d;  d ← d + μv (Nesterov) or v (heavy ball);  x ← x − ηd,
+  // and first x ← (1 − ηλ) x when decoupled. Plain SGD is exactly x ← x − ηg (bit-for-bit as before).
+  void step(std::size_t node, std::span<float> x, double eta, std::span<const float> g);
+  // Floats read and written per coordinate by step() (3 for plain SGD), for its simulated cost.
+  double vector_passes() const;
+  const OptimizerSettings& settings() const { return settings_; }
+
+ private:
+  OptimizerSettings settings_;
+  std::size_t dimension_;
+  std::vector<std::vector<float>> velocity_;  // per node, allocated at its first step when μ > 0
+};
+
+}  // namespace sgdsim::protocols

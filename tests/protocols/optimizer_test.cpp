@@ -1,0 +1,76 @@
+// The local optimizer: its updates against their formulas, per-node state, and its keys.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "../learning/helpers.hpp"
+#include "algorithms/protocols/optimizer.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::protocols;
+
+TEST_CASE("plain SGD is x - eta g, bit for bit") {
+  Optimizer sgd({}, 1, 3);
+  std::vector<float> x = {1.0f, -2.0f, 0.5f};
+  const std::vector<float> g = {0.3f, 0.1f, -0.7f};
+  std::vector<float> expected = x;
+  for (std::size_t c = 0; c < 3; ++c) expected[c] += static_cast<float>(-0.05) * g[c];
+  sgd.step(0, x, 0.05, g);
+  CHECK(x == expected);
+  CHECK(sgd.vector_passes() == 3);
+}
+
+TEST_CASE("heavy ball and Nesterov momentum follow PyTorch's SGD, one buffer per node") {
+  const double eta = 0.1, mu = 0.9;
+  OptimizerSettings heavy;
+  heavy.momentum = mu;
+  OptimizerSettings nesterov = heavy;
+  nesterov.nesterov = true;
+  Optimizer a(heavy, 2, 1), b(nesterov, 2, 1);
+  std::vector<float> xa = {0.0f}, xb = {0.0f}, other = {0.0f};
+  const std::vector<float> g = {1.0f};
+  double v = 0, ya = 0, yb = 0;
+  for (int t = 0; t < 5; ++t) {
+    v = mu * v + 1.0;
+    ya -= eta * v;
+    yb -= eta * (1.0 + mu * v);
+    a.step(0, xa, eta, g);
+    b.step(0, xb, eta, g);
+  }
+  CHECK(xa[0] == Approx(ya).epsilon(1e-6));
+  CHECK(xb[0] == Approx(yb).epsilon(1e-6));
+  // Node 1's first step has an empty buffer: plain SGD.
+  a.step(1, other, eta, g);
+  CHECK(other[0] == Approx(-eta));
+}
+
+TEST_CASE("coupled weight decay goes through the momentum, decoupled shrinks the weights") {
+  OptimizerSettings coupled;
+  coupled.weight_decay = 0.5;
+  OptimizerSettings decoupled = coupled;
+  decoupled.decoupled = true;
+  Optimizer c(coupled, 1, 1), d(decoupled, 1, 1);
+  std::vector<float> xc = {2.0f}, xd = {2.0f};
+  const std::vector<float> g = {1.0f};
+  c.step(0, xc, 0.1, g);
+  d.step(0, xd, 0.1, g);
+  CHECK(xc[0] == Approx(2.0 - 0.1 * (1.0 + 0.5 * 2.0)));
+  CHECK(xd[0] == Approx(2.0 * (1 - 0.1 * 0.5) - 0.1 * 1.0));
+  coupled.momentum = 0.5;
+  Optimizer cm(coupled, 1, 1);
+  std::vector<float> x = {2.0f};
+  cm.step(0, x, 0.1, g);  // v = 1 + 0.5·2 = 2
+  const double x1 = 2.0 - 0.1 * 2.0;
+  cm.step(0, x, 0.1, g);  // v = 0.5·2 + 1 + 0.5·x1
+  CHECK(x[0] == Approx(x1 - 0.1 * (1.0 + 1.0 + 0.5 * x1)));
+}
+
+TEST_CASE("optimizer keys: defaults are plain SGD, Nesterov needs momentum") {
+  using sgdsim::learning::testing::SpecHolder;
+  SpecHolder empty("{}", "$.algorithm.optimizer", optimizer_keys());
+  CHECK(read_optimizer(empty.spec).plain());
+  SpecHolder bad(R"({"nesterov": true})", "$.algorithm.optimizer", optimizer_keys());
+  CHECK_THROWS_WITH(read_optimizer(bad.spec), Catch::Contains("$.algorithm.optimizer.nesterov"));
+  SpecHolder range(R"({"momentum": 1.5})", "$.algorithm.optimizer", optimizer_keys());
+  CHECK_THROWS_WITH(read_optimizer(range.spec), Catch::Contains("$.algorithm.optimizer.momentum"));
+}
