@@ -11,6 +11,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "tests/protocols/failing_ring.hpp"
 #include "tests/protocols/logistic_ring.hpp"
 #include "tests/support/child.hpp"
 #include "tests/support/runs.hpp"
@@ -253,22 +254,12 @@ TEST_CASE("AD-PSGD traces are byte-identical across runs, with a compressor") {
 }
 
 TEST_CASE("AD-PSGD survives a link failure and a node failure, deterministically") {
-  // The 6-node ring of failures_test.cpp: link 0-1 or node 2 is down from 2 ms to 20 ms.
-  json s = json::parse(R"({
-    "seed": 5,
-    "network": { "topology": { "kind": "ring", "nodes": 6 },
-                 "link": { "bandwidth": "10Mbps", "latency": "200us" }, "receive_timeout": "5ms" },
-    "compute": { "host_speed": "1Gf" },
-    "data": { "dataset": "synthetic", "kind": "logistic", "samples": 300, "features": 8, "batch_size": 8 },
-    "model": { "kind": "logistic", "l2": 1e-3 },
-    "eval": { "every": 10 },
-    "algorithm": { "kind": "adpsgd", "steps": 60, "lr": 0.2 }
-  })");
+  json s = testing::failing_ring({{"kind", "adpsgd"}, {"steps", 60}, {"lr", 0.2}});
   const std::string label = GENERATE(std::string("link"), std::string("node"));
   if (label == "link")
-    s["network"]["failures"] = json::parse(R"([{"edge": [0, 1], "down": [[0.002, 0.02]]}])");
+    s["network"]["failures"] = testing::link_down();
   else
-    s["compute"]["failures"] = json::parse(R"([{"node": 2, "down": [[0.002, 0.02]]}])");
+    s["compute"]["failures"] = testing::node_down();
   INFO("a " << label << " failure");
   const testing::Run first = testing::run_scenario(s, "adpsgd-" + label);
   INFO(first.output);
