@@ -129,7 +129,8 @@ void Adpsgd::serve(std::size_t j, protocols::Port& port) {
 
 void Adpsgd::answer(std::size_t j, std::size_t i, const Bytes& bytes, protocols::Port& port) {
   Node& node = nodes_[j];
-  // Decode, encode, update: no Port call in between, so the exchange is atomic at this end.
+  // Decode, encode, update: no Port call in between, so the exchange is atomic at this end (on a lossy
+  // network the update waits for the reply's delivery instead, see adpsgd.hpp).
   encoders_.decode(bytes, theirs_);
   port.spend(Work::decode, encoders_.decode_s());
   Bytes reply;
