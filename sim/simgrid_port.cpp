@@ -207,7 +207,16 @@ std::pair<std::size_t, Bytes> SimPort::receive_request() {
   settle();
   RequestBox& box = network_->requests(self_);
   waiting_ = {"receive_request", 0};
-  const Request* arrived = box.mailbox->get<Request>();
+  const Request* arrived = nullptr;
+  while (!arrived) {
+    try {
+      arrived = box.mailbox->get<Request>();
+    } catch (const simgrid::Exception&) {
+      // A request that failed on the way reached nobody (its sender learns it from wait_sends()); its buffer
+      // stays in the box until the run ends. Only networks that can fail get here.
+      if (!lossy()) throw;
+    }
+  }
   waiting_ = {};
   // Requests from different senders may arrive out of their sending order: find this one.
   for (auto it = box.in_flight.begin(); it != box.in_flight.end(); ++it) {

@@ -1,6 +1,7 @@
 // AD-PSGD: gradient steps at possibly stale models and pairwise averages with random neighbours (adpsgd.hpp).
 #include "algorithms/protocols/adpsgd.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/rng.hpp"
@@ -26,6 +27,7 @@ Adpsgd::Adpsgd(Spec& spec, const Environment& environment)
     node.sent.assign(node.x.size(), 0.0f);
     node.gradient.assign(node.x.size(), 0.0f);
     node.arriving.assign(node.x.size(), 0.0f);
+    node.unconfirmed.assign(node.x.size(), 0.0f);
   }
 }
 
@@ -51,16 +53,40 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       encoders_.encode(i, node.x, bytes, node.sent, node.stats);
       port.spend(Work::encode, encoders_.encode_s());
       port.request(j, std::move(bytes));
-      const std::optional<Bytes> reply = port.receive(j);
-      if (!reply) throw std::logic_error("AD-PSGD received silence");
-      if (!reply->empty()) {  // empty: j was busy
-        encoders_.decode(*reply, theirs_);
-        port.spend(Work::decode, encoders_.decode_s());
-        // The same Δ the server subtracted (same floats, same operations).
-        for (std::size_t c = 0; c < node.x.size(); ++c) node.x[c] += 0.5f * (theirs_[c] - node.sent[c]);
-        port.spend(Work::mixing, mixing_s_);
-        node.landing = false;
+      Bytes reply;
+      if (!port.lossy()) {
+        std::optional<Bytes> received = port.receive(j);
+        if (!received) throw std::logic_error("AD-PSGD received silence");
+        reply = std::move(*received);
+      } else {
+        // A request that reached nobody gets no reply; a reply that does not come in time is given up on
+        // (j then learns it was not delivered and keeps its model). Either way this average is skipped.
+        port.wait_sends();
+        if (port.undelivered().empty()) {
+          Received received = port.receive_or_miss(j);
+          if (received.status == Received::Status::message) reply = std::move(received.bytes);
+        }
       }
+      if (!reply.empty()) {  // empty: j was busy
+        encoders_.decode(reply, theirs_);
+        port.spend(Work::decode, encoders_.decode_s());
+        if (!port.lossy()) {
+          // The same Δ the server subtracted (same floats, same operations).
+          for (std::size_t c = 0; c < node.x.size(); ++c) node.x[c] += 0.5f * (theirs_[c] - node.sent[c]);
+          node.landing = false;
+        } else {
+          // The Δ the server subtracts once it learns this reply was delivered.
+          for (std::size_t c = 0; c < node.x.size(); ++c) {
+            const float delta = 0.5f * (theirs_[c] - node.sent[c]);
+            node.x[c] += delta;
+            node.unconfirmed[c] += delta;
+          }
+          ++node.unconfirmed_count;
+        }
+        port.spend(Work::mixing, mixing_s_);
+      }
+      // While the deferred requests are answered, new ones queue behind them (see adpsgd.hpp).
+      node.draining = port.lossy();
       node.locked = false;
       port.wait_sends();
       // The requests deferred while this exchange was open, in arrival order; more may arrive meanwhile.
@@ -69,6 +95,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
         node.deferred.erase(node.deferred.begin());
         answer(i, k, request, port);
       }
+      node.draining = false;
     }
     // The rate of the network's step when the gradient is applied (a node may hold its gradient for long).
     axpy(node.x, -static_cast<float>(schedule_.at(completed_ / n)), node.gradient);
@@ -89,9 +116,9 @@ void Adpsgd::serve(std::size_t j, protocols::Port& port) {
   node.server = &port;
   for (;;) {
     auto [i, bytes] = port.receive_request();
-    if (!node.locked) {
+    if (!node.locked && !node.draining) {
       answer(j, i, bytes, port);
-    } else if (node.partner < j) {
+    } else if (!node.locked || node.partner < j) {
       node.deferred.emplace_back(i, std::move(bytes));
     } else {
       port.send(i, Bytes{});  // busy
@@ -102,13 +129,32 @@ void Adpsgd::serve(std::size_t j, protocols::Port& port) {
 
 void Adpsgd::answer(std::size_t j, std::size_t i, const Bytes& bytes, protocols::Port& port) {
   Node& node = nodes_[j];
-  // Decode, encode, update: no Port call in between, so the exchange is atomic at this end.
+  // Decode, encode, update: no Port call in between, so the exchange is atomic at this end (on a lossy
+  // network the update waits for the reply's delivery instead, see adpsgd.hpp).
   encoders_.decode(bytes, theirs_);
   port.spend(Work::decode, encoders_.decode_s());
   Bytes reply;
   encoders_.encode(j, node.x, reply, mine_, node.stats);
   port.spend(Work::encode, encoders_.encode_s());
   Node& requester = nodes_[i];
+  if (port.lossy()) {
+    // Δ survives the wait below, so it cannot live in the shared scratch.
+    std::vector<float> delta(node.x.size());
+    for (std::size_t c = 0; c < delta.size(); ++c) delta[c] = 0.5f * (mine_[c] - theirs_[c]);
+    port.spend(Work::mixing, mixing_s_);
+    port.send(i, std::move(reply));
+    port.wait_sends();
+    if (!port.undelivered().empty()) return;  // lost or given up on: i did not average, neither does j
+    // x_j may have moved meanwhile (its own gradient or exchanges); Δ is added to it all the same.
+    for (std::size_t c = 0; c < delta.size(); ++c) {
+      node.x[c] -= delta[c];
+      requester.unconfirmed[c] -= delta[c];
+    }
+    if (--requester.unconfirmed_count == 0)
+      std::fill(requester.unconfirmed.begin(), requester.unconfirmed.end(), 0.0f);
+    require_finite(node.x, "model", j, -1);
+    return;
+  }
   for (std::size_t c = 0; c < node.x.size(); ++c) {
     const float delta = 0.5f * (mine_[c] - theirs_[c]);
     node.x[c] -= delta;
@@ -129,7 +175,7 @@ void Adpsgd::snapshot(std::int64_t step, double time) {
     require_finite(node.x, "model", k, step);
     NodeStats& stats = node.stats;
     stats.time = time;
-    stats.payload_bytes = stats.wire_bytes = stats.messages = 0;
+    stats.payload_bytes = stats.wire_bytes = stats.messages = stats.lost = stats.timed_out = 0;
     stats.work_s = {};
     // A node's traffic and work are its requests and its server's replies together. Work still owed by
     // another actor (charged, not yet executed) shows in a later row.
@@ -140,15 +186,21 @@ void Adpsgd::snapshot(std::int64_t step, double time) {
       stats.payload_bytes += counters.payload_bytes;
       stats.wire_bytes += counters.wire_bytes;
       stats.messages += counters.messages;
+      stats.lost += counters.lost;
+      stats.timed_out += counters.timed_out;
       for (std::size_t w = 0; w < work_kinds; ++w) stats.work_s[w] += counters.work_s[w];
     }
-    if (!node.landing) {
+    if (node.landing) {
+      // The requester is locked until it adds Δ, so this is the model it will have.
+      for (std::size_t c = 0; c < seen_.size(); ++c) seen_[c] = node.x[c] + node.arriving[c];
+      probe->observe(step, k, seen_, stats);
+    } else if (node.unconfirmed_count != 0) {
+      // Lossy networks: a delivered reply counts as landed at both ends, or at neither, never at one.
+      for (std::size_t c = 0; c < seen_.size(); ++c) seen_[c] = node.x[c] - node.unconfirmed[c];
+      probe->observe(step, k, seen_, stats);
+    } else {
       probe->observe(step, k, node.x, stats);
-      continue;
     }
-    // The requester is locked until it adds Δ, so this is the model it will have.
-    for (std::size_t c = 0; c < seen_.size(); ++c) seen_[c] = node.x[c] + node.arriving[c];
-    probe->observe(step, k, seen_, stats);
   }
 }
 
@@ -161,7 +213,7 @@ const bool registered = protocols().add(
      "the whole network; fast nodes take more of them.",
      Encoders::keys("The compressor of the models exchanged by the pairwise averages (fp32 by default).",
                     nlohmann::json{{"kind", "none"}}),
-     {}},
+     {"survives_failures"}},
     [](Spec& spec, const Environment& environment) { return std::make_unique<Adpsgd>(spec, environment); });
 }  // namespace
 

@@ -25,6 +25,12 @@ namespace sgdsim::protocols {
 //   waits only for lower-numbered nodes to answer, so no cycle of waits can form: no deadlock, also when two
 //   nodes choose each other at the same moment (the higher one serves the lower one right after).
 // * The server serves a request in one go, without a Port call between reading x_j and updating it.
+// On a network that loses messages (Port::lossy()) a request or reply can be lost, so the exchange becomes
+// "apply on delivery": i skips the average when its request reached nobody or the reply did not come within
+// the receive timeout; j subtracts Δ only once the port confirms its reply was delivered (undelivered() is
+// empty), so a lost reply changes neither model. Requests to a node are then answered strictly in arrival
+// order (also while the node drains its deferred ones), so the reply i receives is the one to its current
+// request and both ends compute the same Δ.
 //
 class Adpsgd : public Protocol {
  public:
@@ -44,8 +50,13 @@ class Adpsgd : public Protocol {
     Port* server = nullptr;       // serve()'s port (servers last until every run() has returned)
     std::vector<float> arriving;  // Δ of the reply on its way to this node (for snapshots only)
     bool landing = false;         // ...while there is one: the server applied its half, this node not yet
-    bool locked = false;          // an exchange of this node's own is open
-    std::size_t partner = 0;      // ...with this node
+    // Lossy networks: the Δ this node added for replies whose server has not yet confirmed their delivery
+    // (negative when the server confirmed first), and how many replies that sums.
+    std::vector<float> unconfirmed;
+    int unconfirmed_count = 0;
+    bool locked = false;      // an exchange of this node's own is open
+    bool draining = false;    // lossy networks: answering its deferred requests (new ones queue behind)
+    std::size_t partner = 0;  // ...with this node
     std::vector<std::pair<std::size_t, Bytes>> deferred;  // requests waiting for the exchange to close
   };
   // Node j answers node i's request `bytes` through `port` (its server's, or its own after deferring).

@@ -1,6 +1,7 @@
 // AD-PSGD: pairwise averages preserve the network mean, two nodes that always choose each other do not
-// deadlock, it converges like D-PSGD on a homogeneous ring, a 10x straggler barely slows it down, and its
-// traces are deterministic. Every simulation runs in a forked child (one SimGrid engine per process).
+// deadlock, it converges like D-PSGD on a homogeneous ring, a 10x straggler barely slows it down, it survives
+// failures (and keeps the mean when replies are lost), and its traces are deterministic. Every simulation
+// runs in a forked child (one SimGrid engine per process).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 
 #include "scenarios/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "tests/protocols/failing_ring.hpp"
 #include "tests/protocols/logistic_ring.hpp"
 #include "tests/support/child.hpp"
 #include "tests/support/runs.hpp"
@@ -34,6 +36,7 @@ json scenario(std::size_t nodes, const json& algorithm) {
 struct Row {
   std::int64_t step = 0;
   double time = 0, loss = 0, spread = 0;
+  double timed_out = 0;  // receives that gave up, all nodes together (failures)
   std::vector<double> mean;
 };
 
@@ -45,10 +48,12 @@ class Recorder : public protocols::Probe {
                const protocols::NodeStats& stats) override {
     models_.emplace_back(model.begin(), model.end());
     time_ = std::max(time_, stats.time);
+    timed_out_ += static_cast<double>(stats.timed_out);
     if (models_.size() < nodes_) return;
     Row row;
     row.step = step;
     row.time = time_;
+    row.timed_out = timed_out_;
     row.mean.assign(model.size(), 0.0);
     for (const auto& x : models_)
       for (std::size_t c = 0; c < x.size(); ++c) row.mean[c] += x[c] / static_cast<double>(nodes_);
@@ -59,6 +64,7 @@ class Recorder : public protocols::Probe {
     rows.push_back(std::move(row));
     models_.clear();
     time_ = 0;
+    timed_out_ = 0;
   }
   std::vector<Row> rows;
 
@@ -66,7 +72,7 @@ class Recorder : public protocols::Probe {
   const scenarios::Scenario& s_;
   std::size_t nodes_;
   std::vector<std::vector<float>> models_;
-  double time_ = 0;
+  double time_ = 0, timed_out_ = 0;
 };
 
 // A port whose host is `factor` times slower: every charge of work takes `factor` times as long. Stands in
@@ -79,6 +85,9 @@ class SlowPort : public protocols::Port {
   void send_silence(std::size_t to) override { inner_.send_silence(to); }
   std::optional<protocols::Bytes> receive(std::size_t from) override { return inner_.receive(from); }
   void wait_sends() override { inner_.wait_sends(); }
+  protocols::Received receive_or_miss(std::size_t from) override { return inner_.receive_or_miss(from); }
+  std::vector<std::size_t> undelivered() const override { return inner_.undelivered(); }
+  bool lossy() const override { return inner_.lossy(); }
   void compute(double flops) override { inner_.compute(flops * factor_); }
   void spend(protocols::Work work, double seconds) override { inner_.spend(work, seconds * factor_); }
   double now() override { return inner_.now(); }
@@ -113,7 +122,8 @@ std::vector<Row> simulate(const json& document, std::size_t nodes, double slowdo
     std::ostringstream out;
     out.precision(17);
     for (const Row& row : recorder.rows) {
-      out << row.step << ' ' << row.time << ' ' << row.loss << ' ' << row.spread << ' ' << row.mean.size();
+      out << row.step << ' ' << row.time << ' ' << row.loss << ' ' << row.spread << ' ' << row.timed_out
+          << ' ' << row.mean.size();
       for (double m : row.mean) out << ' ' << m;
       out << '\n';
     }
@@ -125,7 +135,7 @@ std::vector<Row> simulate(const json& document, std::size_t nodes, double slowdo
   std::istringstream in(result.output);
   Row row;
   std::size_t d = 0;
-  while (in >> row.step >> row.time >> row.loss >> row.spread >> d) {
+  while (in >> row.step >> row.time >> row.loss >> row.spread >> row.timed_out >> d) {
     row.mean.assign(d, 0.0);
     for (double& m : row.mean) in >> m;
     rows.push_back(row);
@@ -144,14 +154,15 @@ double time_to(const std::vector<Row>& rows, double target) {
   return INFINITY;
 }
 
-}  // namespace
-
-TEST_CASE("AD-PSGD's pairwise averages preserve the network mean, also when two nodes choose each other") {
-  // Gradients move the mean for 10 steps; then the rate falls by 1e-30, below the resolution of floats of
-  // these magnitudes, and only the averages keep moving the models.
-  const std::size_t nodes = GENERATE(2, 6);
+// Gradients move the mean for 10 steps; then the rate falls by 1e-30, below the resolution of floats of these
+// magnitudes, and only the averages keep moving the models.
+json mean_test(std::size_t nodes) {
   const json lr = {{"schedule", "step"}, {"value", 0.5}, {"factor", 1e-30}, {"every", 10}};
-  const std::vector<Row> rows = simulate(scenario(nodes, adpsgd(60, lr)), nodes);
+  return scenario(nodes, adpsgd(60, lr));
+}
+
+// The mean of mean_test()'s run stays where the gradients left it, while averaging shrinks the spread.
+void check_mean_preserved(const std::vector<Row>& rows) {
   REQUIRE(rows.size() == 61);
   // From step 11 on, every update counted towards steps 0..9 has completed (at most one per node is in
   // flight).
@@ -172,6 +183,29 @@ TEST_CASE("AD-PSGD's pairwise averages preserve the network mean, also when two 
   for (std::size_t k = 0; k <= 10; ++k) spread = std::max(spread, rows[k].spread);
   REQUIRE(spread > 0);
   CHECK(rows.back().spread < 1e-3 * spread);
+}
+
+}  // namespace
+
+TEST_CASE("AD-PSGD's pairwise averages preserve the network mean, also when two nodes choose each other") {
+  const std::size_t nodes = GENERATE(2, 6);
+  check_mean_preserved(simulate(mean_test(nodes), nodes));
+}
+
+TEST_CASE("AD-PSGD preserves the network mean when requests and replies are lost") {
+  // While the averages run on their own (steps 11 on), link 0-1 fails, and link 2-3 runs at 1/1000 of its
+  // bandwidth: its replies take longer than the receive timeout, so requesters give up on them while they
+  // are in flight, and requests deferred behind them are answered after their requesters gave up.
+  json s = mean_test(6);
+  s["network"]["receive_timeout"] = "300us";
+  s["network"]["failures"] = json::parse(R"([{"edge": [0, 1], "down": [[0.0055, 0.008]]}])");
+  s["network"]["dynamics"] = json::parse(
+      R"([{"edge": [2, 3], "bandwidth": {"kind": "steps", "steps": [[0.005, 0.001], [0.009, 1]]}}])");
+  const std::vector<Row> rows = simulate(s, 6);
+  REQUIRE(rows.size() == 61);
+  // Replies were given up on while only the averages moved the models.
+  CHECK(rows.back().timed_out > rows[11].timed_out);
+  check_mean_preserved(rows);
 }
 
 TEST_CASE("AD-PSGD converges like D-PSGD on a homogeneous ring") {
@@ -217,4 +251,28 @@ TEST_CASE("AD-PSGD traces are byte-identical across runs, with a compressor") {
   REQUIRE(first.trace.rows.size() == 7);
   CHECK(first.trace_text == second.trace_text);
   CHECK(first.trace.number(6, "bits_sent") > 0);
+}
+
+TEST_CASE("AD-PSGD survives a link failure and a node failure, deterministically") {
+  json s = testing::failing_ring({{"kind", "adpsgd"}, {"steps", 60}, {"lr", 0.2}});
+  const std::string label = GENERATE(std::string("link"), std::string("node"));
+  if (label == "link")
+    s["network"]["failures"] = testing::link_down();
+  else
+    s["compute"]["failures"] = testing::node_down();
+  INFO("a " << label << " failure");
+  const testing::Run first = testing::run_scenario(s, "adpsgd-" + label);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  const std::size_t last = first.trace.rows.size() - 1;
+  CHECK(first.trace.number(last, "step") == 60);
+  // Requests over the failed link (or to the failed node) reached nobody.
+  CHECK(first.trace.number(last, "messages_lost") > 0);
+  CHECK(first.summary["totals"]["messages_lost"].get<double>() > 0);
+  if (label == "node") CHECK(first.trace.number(1, "nodes_down") == 1);
+  // The failed node's updates wait for it: the run outlasts the failure.
+  if (label == "node") CHECK(first.summary["totals"]["sim_time_s"].get<double>() > 0.02);
+  CHECK(first.trace.number(last, "train_loss") < first.trace.number(0, "train_loss"));
+  const testing::Run second = testing::run_scenario(s, "adpsgd-" + label);
+  CHECK(second.trace_text == first.trace_text);
 }

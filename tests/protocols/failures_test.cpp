@@ -3,6 +3,7 @@
 // the same scenario gives the same bytes.
 #include <catch2/catch.hpp>
 
+#include "tests/protocols/failing_ring.hpp"
 #include "tests/support/runs.hpp"
 
 using namespace sgdsim::testing;
@@ -11,23 +12,14 @@ using nlohmann::json;
 namespace {
 
 json scenario(const json& algorithm, const json& network_extra, const json& compute_extra) {
-  json s = json::parse(R"({
-    "seed": 5,
-    "network": { "topology": { "kind": "ring", "nodes": 6 },
-                 "link": { "bandwidth": "10Mbps", "latency": "200us" }, "receive_timeout": "5ms" },
-    "compute": { "host_speed": "1Gf" },
-    "data": { "dataset": "synthetic", "kind": "logistic", "samples": 300, "features": 8, "batch_size": 8 },
-    "model": { "kind": "logistic", "l2": 1e-3 },
-    "eval": { "every": 10 }
-  })");
-  s["algorithm"] = algorithm;
+  json s = failing_ring(algorithm);
   s["network"].update(network_extra);
   s["compute"].update(compute_extra);
   return s;
 }
 
-const json link_failure = {{"failures", json::parse(R"([{"edge": [0, 1], "down": [[0.002, 0.02]]}])")}};
-const json node_failure = {{"failures", json::parse(R"([{"node": 2, "down": [[0.002, 0.02]]}])")}};
+const json link_failure = {{"failures", link_down()}};
+const json node_failure = {{"failures", node_down()}};
 
 std::vector<json> algorithms() {
   return {
