@@ -12,9 +12,9 @@ namespace sgdsim::protocols {
 Adpsgd::Adpsgd(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
-      local_(environment),
+      local_(environment, schedule_.optimizer),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
-                environment.costs),
+                environment.costs, model_layout(*environment.model)),
       n_(environment.topology->nodes),
       // Δ from the two decoded vectors, then x ± Δ: reads three vectors, writes one.
       mixing_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(local_.dimension()))),
@@ -98,7 +98,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       node.draining = false;
     }
     // The rate of the network's step when the gradient is applied (a node may hold its gradient for long).
-    axpy(node.x, -static_cast<float>(schedule_.at(completed_ / n)), node.gradient);
+    local_.descend(i, node.x, schedule_.at(completed_ / n), node.gradient);
     port.spend(Work::update, local_.update_s());
     require_finite(node.x, "model", i, t + 1);
     const double time = port.now();
