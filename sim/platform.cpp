@@ -1,5 +1,7 @@
 #include "sim/platform.hpp"
 
+#include "sim/neighbour_zone.hpp"
+
 #include <memory>
 #include <string>
 
@@ -39,9 +41,10 @@ profile::Profile* make_profile(const std::string& name, const std::vector<Profil
 std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed,
                                                 const Dynamics& dynamics) {
   namespace s4u = simgrid::s4u;
-  // A Dijkstra zone given only the one-hop routes computes multi-hop (fewest-hop) routes on demand and caches
-  // them per source: memory grows with the edges, not with the N^2 pairs a full zone would store.
-  s4u::NetZone* zone = s4u::create_dijkstra_zone("network", /*cache=*/true);
+  // Given only the one-hop routes, the zone answers them from an adjacency list and computes multi-hop
+  // (fewest-hop) routes on demand: memory and set-up grow with the edges, not with the N^2 pairs.
+  auto* routing = new NeighbourZone("network");  // owned by SimGrid's engine, as its root zone
+  s4u::NetZone* zone = routing->get_iface();
   std::vector<s4u::Host*> hosts(topology.nodes);
   for (std::size_t i = 0; i < topology.nodes; ++i) {
     const std::string name = "node" + std::to_string(i);
@@ -72,9 +75,9 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
         half->set_state_profile(make_profile(prefix + "/state", profiles.state, 1.0));
     }
     link->seal();
-    // Declared a->b on the UP half; the symmetrical route b->a takes the DOWN half.
-    zone->add_route(hosts[edge.a]->get_netpoint(), hosts[edge.b]->get_netpoint(), nullptr, nullptr,
-                    {s4u::LinkInRoute(link, s4u::LinkInRoute::Direction::UP)}, /*symmetrical=*/true);
+    // a->b takes the UP half, b->a the DOWN half.
+    routing->connect(hosts[edge.a], hosts[edge.b], s4u::Link::by_name(name + "_UP"),
+                     s4u::Link::by_name(name + "_DOWN"));
   }
   zone->seal();
   return hosts;

@@ -1,0 +1,102 @@
+#include "sim/neighbour_zone.hpp"
+
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+
+namespace sgdsim::sim {
+
+namespace routing = simgrid::kernel::routing;
+
+std::uint32_t NeighbourZone::vertex(const routing::NetPoint* point) {
+  const unsigned long id = point->id();
+  if (id >= vertex_of_point_.size()) vertex_of_point_.resize(id + 1, none);
+  if (vertex_of_point_[id] == none) {
+    vertex_of_point_[id] = static_cast<std::uint32_t>(arcs_.size());
+    arcs_.emplace_back();
+  }
+  return vertex_of_point_[id];
+}
+
+std::uint32_t NeighbourZone::vertex_or_throw(const routing::NetPoint* point) const {
+  const unsigned long id = point->id();
+  if (id >= vertex_of_point_.size() || vertex_of_point_[id] == none)
+    throw std::invalid_argument("no route from or to '" + point->get_name() + "': it has no link");
+  return vertex_of_point_[id];
+}
+
+void NeighbourZone::connect(simgrid::s4u::Host* a, simgrid::s4u::Host* b, simgrid::s4u::Link* forward,
+                            simgrid::s4u::Link* backward) {
+  const std::uint32_t u = vertex(a->get_netpoint());
+  const std::uint32_t v = vertex(b->get_netpoint());
+  if (u == v || arc(u, v) != nullptr)
+    throw std::invalid_argument("route from " + a->get_name() + " to " + b->get_name() + " declared twice");
+  arcs_[u].push_back({v, forward});
+  arcs_[v].push_back({u, backward});
+}
+
+const NeighbourZone::Arc* NeighbourZone::arc(std::uint32_t from, std::uint32_t to) const {
+  for (const Arc& a : arcs_[from])
+    if (a.to == to) return &a;
+  return nullptr;
+}
+
+// Dijkstra with every arc costing one link, visiting vertices by (cost, index) and keeping the first strict
+// improvement: the Dijkstra zone's order, hence its choice among equally short paths.
+const std::vector<std::uint32_t>& NeighbourZone::predecessors(std::uint32_t source) {
+  if (predecessors_.empty()) predecessors_.resize(arcs_.size());
+  std::vector<std::uint32_t>& pred = predecessors_[source];
+  if (!pred.empty()) return pred;
+  const std::size_t n = arcs_.size();
+  pred.assign(n, none);
+  std::vector<std::uint32_t> cost(n, UINT32_MAX);
+  using Entry = std::pair<std::uint32_t, std::uint32_t>;  // (cost, vertex)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  cost[source] = 0;
+  queue.emplace(0, source);
+  while (!queue.empty()) {
+    const auto [c, v] = queue.top();
+    queue.pop();
+    if (c != cost[v]) continue;  // stale entry: v was already settled at a lower cost
+    for (const Arc& a : arcs_[v]) {
+      if (c + 1 < cost[a.to]) {
+        cost[a.to] = c + 1;
+        pred[a.to] = v;
+        queue.emplace(c + 1, a.to);
+      }
+    }
+  }
+  return pred;
+}
+
+void NeighbourZone::get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst,
+                                    routing::Route* into, double* latency) {
+  const std::uint32_t s = vertex_or_throw(src);
+  const std::uint32_t t = vertex_or_throw(dst);
+  // The route is built from the destination backwards, each hop's link put in front and its latency added,
+  // as in the Dijkstra zone: the latency sum's rounding depends on that order.
+  const auto prepend = [&](simgrid::s4u::Link* link) {
+    into->link_list_.insert(into->link_list_.begin(), link->get_impl());
+    if (latency) *latency += link->get_latency();
+  };
+  if (s == t) {
+    // The Dijkstra zone routes a host to itself over the network model's loopback link.
+    simgrid::s4u::Link* loopback = simgrid::s4u::Link::by_name_or_null("__loopback__");
+    if (!loopback) throw std::invalid_argument("no loopback route for '" + src->get_name() + "'");
+    prepend(loopback);
+    return;
+  }
+  if (const Arc* direct = arc(s, t)) {  // one hop: the only path of one link
+    prepend(direct->link);
+    return;
+  }
+  const std::vector<std::uint32_t>& pred = predecessors(s);
+  if (pred[t] == none)
+    throw std::invalid_argument("no route from '" + src->get_name() + "' to '" + dst->get_name() + "'");
+  for (std::uint32_t v = t; v != s; v = pred[v]) prepend(arc(pred[v], v)->link);
+}
+
+}  // namespace sgdsim::sim
