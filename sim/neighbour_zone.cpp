@@ -1,15 +1,53 @@
 #include "sim/neighbour_zone.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <queue>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 
 namespace sgdsim::sim {
 
 namespace routing = simgrid::kernel::routing;
+
+namespace {
+
+class NeighbourZone : public routing::NetZoneImpl {
+ public:
+  explicit NeighbourZone(const std::string& name) : NetZoneImpl(name) {}
+
+  void connect(simgrid::s4u::Host* a, simgrid::s4u::Host* b, simgrid::s4u::Link* forward,
+               simgrid::s4u::Link* backward);
+
+ protected:
+  void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
+                       double* latency) override;
+
+ private:
+  struct Arc {
+    std::uint32_t to;  // vertex index
+    simgrid::s4u::Link* link;
+  };
+  static constexpr std::uint32_t none = UINT32_MAX;
+
+  std::uint32_t vertex(const routing::NetPoint* point);
+  std::uint32_t vertex_or_throw(const routing::NetPoint* point) const;
+  const std::vector<std::uint32_t>& predecessors(std::uint32_t source);
+  const Arc* arc(std::uint32_t from, std::uint32_t to) const;
+
+  // Vertices are numbered in order of first appearance in connect(), as the Dijkstra zone numbers its graph
+  // nodes: its tie rule between equally short paths depends on that order.
+  std::vector<std::uint32_t> vertex_of_point_;            // NetPoint id -> vertex, or none
+  std::vector<std::vector<Arc>> arcs_;                    // out-arcs per vertex, in declaration order
+  std::vector<std::vector<std::uint32_t>> predecessors_;  // per source vertex, filled on first multi-hop use
+};
 
 std::uint32_t NeighbourZone::vertex(const routing::NetPoint* point) {
   const unsigned long id = point->id();
@@ -97,6 +135,20 @@ void NeighbourZone::get_local_route(const routing::NetPoint* src, const routing:
   if (pred[t] == none)
     throw std::invalid_argument("no route from '" + src->get_name() + "' to '" + dst->get_name() + "'");
   for (std::uint32_t v = t; v != s; v = pred[v]) prepend(arc(pred[v], v)->link);
+}
+
+}  // namespace
+
+simgrid::s4u::NetZone* create_neighbour_zone(const std::string& name) {
+  return (new NeighbourZone(name))->get_iface();
+}
+
+void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::s4u::Host* a, simgrid::s4u::Host* b,
+                        simgrid::s4u::Link* forward, simgrid::s4u::Link* backward) {
+  auto* neighbours = dynamic_cast<NeighbourZone*>(zone->get_impl());
+  if (!neighbours)
+    throw std::logic_error("connect_neighbours: " + zone->get_name() + " is not a neighbour zone");
+  neighbours->connect(a, b, forward, backward);
 }
 
 }  // namespace sgdsim::sim

@@ -43,8 +43,7 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
   namespace s4u = simgrid::s4u;
   // Given only the one-hop routes, the zone answers them from an adjacency list and computes multi-hop
   // (fewest-hop) routes on demand: memory and set-up grow with the edges, not with the N^2 pairs.
-  auto* routing = new NeighbourZone("network");  // owned by SimGrid's engine, as its root zone
-  s4u::NetZone* zone = routing->get_iface();
+  s4u::NetZone* zone = create_neighbour_zone("network");
   std::vector<s4u::Host*> hosts(topology.nodes);
   for (std::size_t i = 0; i < topology.nodes; ++i) {
     const std::string name = "node" + std::to_string(i);
@@ -76,8 +75,8 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
     }
     link->seal();
     // a->b takes the UP half, b->a the DOWN half.
-    routing->connect(hosts[edge.a], hosts[edge.b], s4u::Link::by_name(name + "_UP"),
-                     s4u::Link::by_name(name + "_DOWN"));
+    connect_neighbours(zone, hosts[edge.a], hosts[edge.b], s4u::Link::by_name(name + "_UP"),
+                       s4u::Link::by_name(name + "_DOWN"));
   }
   zone->seal();
   return hosts;

@@ -26,14 +26,8 @@ std::string routes(int n, const Edges& edges, bool neighbour_zone) {
     char name[] = "routes";
     char* argv[] = {name, nullptr};
     s4u::Engine engine(&argc, argv);
-    sgdsim::sim::NeighbourZone* custom = nullptr;
-    s4u::NetZone* zone = nullptr;
-    if (neighbour_zone) {
-      custom = new sgdsim::sim::NeighbourZone("network");
-      zone = custom->get_iface();
-    } else {
-      zone = s4u::create_dijkstra_zone("network", true);
-    }
+    s4u::NetZone* zone = neighbour_zone ? sgdsim::sim::create_neighbour_zone("network")
+                                        : s4u::create_dijkstra_zone("network", true);
     std::vector<s4u::Host*> hosts;
     for (int i = 0; i < n; ++i) hosts.push_back(zone->create_host("h" + std::to_string(i), 1e9)->seal());
     for (std::size_t k = 0; k < edges.size(); ++k) {
@@ -41,9 +35,9 @@ std::string routes(int n, const Edges& edges, bool neighbour_zone) {
       const std::string link_name = "l" + std::to_string(k);
       s4u::Link* link = zone->create_split_duplex_link(link_name, 1e9)->set_latency(1e-6 * (1.0 + 0.1 * k));
       link->seal();
-      if (custom)
-        custom->connect(hosts[a], hosts[b], s4u::Link::by_name(link_name + "_UP"),
-                        s4u::Link::by_name(link_name + "_DOWN"));
+      if (neighbour_zone)
+        sgdsim::sim::connect_neighbours(zone, hosts[a], hosts[b], s4u::Link::by_name(link_name + "_UP"),
+                                        s4u::Link::by_name(link_name + "_DOWN"));
       else
         zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
                         {s4u::LinkInRoute(link, s4u::LinkInRoute::Direction::UP)}, true);
