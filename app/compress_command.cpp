@@ -120,9 +120,10 @@ void add_compress_command(CLI::App& root) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 40))
       ->capture_default_str();
   cmd->add_option("--output", options->output, "Write the first decoded vector here (.npy, or raw float32)");
-  cmd->add_flag("--json", options->json,
-                "Print one JSON object: dimension, bits, bits_per_coordinate, relative_squared_error, repeats, "
-                "stateful (and entropy_bits_per_coordinate for the quantizers)");
+  cmd->add_flag(
+      "--json", options->json,
+      "Print one JSON object: dimension, bits, bits_per_coordinate, relative_squared_error, repeats, "
+      "stateful (and entropy_bits_per_coordinate for the quantizers)");
   cmd->callback([options] {
     const bool inline_json = options->compressor.find_first_not_of(" \t\r\n") != std::string::npos &&
                              options->compressor[options->compressor.find_first_not_of(" \t\r\n")] == '{';

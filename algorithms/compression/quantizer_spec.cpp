@@ -122,13 +122,14 @@ const bool registered =
           json::parse(R"({"kind": "qsgd", "table": "code", "bits": 3, "scale": "contractive"})"),
           json::parse(R"({"kind": "qsgd", "levels": 16, "coding": "zstd", "bucket": 512})")}},
         make_quantizer) &&
-    compressors().add({"qsgdinf",
-                       "QSGDinf: QSGD's uniform levels with the max-norm ||x||_inf as the bucket scale.",
-                       quantizer_keys(false),
-                       {"codes_values"},
-                       {json::parse(R"({"kind": "qsgdinf", "levels": 16, "bucket": 100})"),
-                        json::parse(R"({"kind": "qsgdinf", "levels": 16, "coding": "zstd", "zstd_level": 1})")}},
-                      make_quantizer) &&
+    compressors().add(
+        {"qsgdinf",
+         "QSGDinf: QSGD's uniform levels with the max-norm ||x||_inf as the bucket scale.",
+         quantizer_keys(false),
+         {"codes_values"},
+         {json::parse(R"({"kind": "qsgdinf", "levels": 16, "bucket": 100})"),
+          json::parse(R"({"kind": "qsgdinf", "levels": 16, "coding": "zstd", "zstd_level": 1})")}},
+        make_quantizer) &&
     compressors().add({"nuqsgd",
                        "NUQSGD (Ramezani-Kebrya et al. 2021): unbiased stochastic rounding to exponentially "
                        "spaced levels ratio^j of |x_i| / ||x||_2 per bucket.",

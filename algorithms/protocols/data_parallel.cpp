@@ -29,9 +29,9 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
               "\"" + collective.kind_name() +
                   "\" adds partial sums hop by hop and cannot lose a message; with failures use "
                   "\"allgather\" or \"parameter_server\"");
-  collective_ =
-      make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs,
-                                   environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
+  collective_ = make_collective(
+      collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs, environment.clock,
+                   spec.where("compressor"), encoders_.compressor().layout()});
   majority_vote_ = spec.string("aggregate") == "majority_vote";
   const keys::Kind* kind = compression::compressors().find(encoders_.kind());
   if (majority_vote_ && !(kind && kind->has("sign_votes"))) {

@@ -59,7 +59,8 @@ TEST_CASE("dgc sends every coordinate at least as large as any it keeps back, ab
   }
 }
 
-TEST_CASE("dgc message: 32-bit count then Elias omega gaps then padding then float32 values (deterministic)") {
+TEST_CASE(
+    "dgc message: 32-bit count then Elias omega gaps then padding then float32 values (deterministic)") {
   const std::vector<float> v = gaussian(5000, 2);
   const Dgc dgc(0.02, 0.2);
   Rng a(7), b(7), c(7);

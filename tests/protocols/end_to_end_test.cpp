@@ -213,7 +213,8 @@ TEST_CASE("dgc with its memory trains data-parallel and sends about the target s
   const double initial = run.trace.number(0, "train_loss"), last = run.trace.number(1, "train_loss");
   INFO("initial " << initial << " after 300 steps " << last);
   CHECK(last < 0.7 * initial);
-  // d = 201, k = 10: at most 13 coordinates, each 32 bits plus a gap of at most 14 bits, plus the 32-bit count and padding.
+  // d = 201, k = 10: at most 13 coordinates, each 32 bits plus a gap of at most 14 bits, plus the 32-bit
+  // count and padding.
   const double per_message = run.trace.number(1, "bits_sent") / (300.0 * n * (n - 1));
   CHECK(per_message <= 32 + 13 * (32 + 14) + 7);
   CHECK(per_message > 32 + 5 * 32);
