@@ -28,6 +28,7 @@ enum class Purpose : std::uint64_t {
   augment = 9,      // data augmentation (random crops and flips)
   peer = 10,        // choice of a peer (AD-PSGD's random neighbour)
   dynamics = 11,    // random link and host profiles, failures, background traffic
+  variance = 12,    // the observer's draws for the gradient estimator's variance
 };
 
 // xoshiro256** generator; satisfies UniformRandomBitGenerator.

@@ -18,7 +18,8 @@ Observer::Observer(std::size_t nodes, const learning::Model& model, const learni
       clock_(clock),
       latest_(nodes),
       reached_(nodes, 0) {
-  trace_ << trace_header << (options_.nodes_down ? failure_header : "") << '\n';
+  trace_ << trace_header << (options_.nodes_down ? failure_header : "")
+         << (options_.variance ? variance_header : "") << '\n';
 }
 
 bool Observer::wants(std::int64_t step) const {
@@ -104,6 +105,13 @@ void Observer::complete(std::int64_t step, Pending& p) {
   if (compressions > 0) {
     row.compression_error =
         (p.total.compression_error - last_compression_error_) / static_cast<double>(compressions);
+  }
+  if (options_.variance) {
+    row.variance.emplace();
+    if (const auto measured = options_.variance->measure(step, average, state)) {
+      row.variance->sampling = measured->sampling;
+      row.variance->estimator = measured->estimator;
+    }
   }
   last_compressions_ = p.total.compressions;
   last_compression_error_ = p.total.compression_error;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "algorithms/learning/model.hpp"
 #include "algorithms/protocols/probe.hpp"
 #include "common/wall_clock.hpp"
+#include "observation/estimator_variance.hpp"
 #include "observation/trace.hpp"
 
 namespace sgdsim::observation {
@@ -24,6 +26,8 @@ struct ObserverOptions {
   bool progress = false;                  // one status line on stderr per row
   // Runs that can fail: the failure columns, with the number of nodes down at a simulated time.
   std::function<std::size_t(double)> nodes_down;
+  // Data-parallel runs with eval.variance_draws > 0: the estimator's variance at every row.
+  std::shared_ptr<const EstimatorVariance> variance;
 };
 
 class Observer : public protocols::Probe {

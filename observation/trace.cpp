@@ -23,6 +23,7 @@ void write_trace_row(std::ostream& out, const TraceRow& row) {
   if (row.failures)
     out << fmt::format(",{},{},{}", row.failures->messages_lost, row.failures->receives_timed_out,
                        row.failures->nodes_down);
+  if (row.variance) out << fmt::format(",{},{}", cell(row.variance->sampling), cell(row.variance->estimator));
   out << '\n';
 }
 

@@ -38,6 +38,12 @@ struct TraceRow {
     std::size_t nodes_down = 0;
   };
   std::optional<Failures> failures;
+  // With eval.variance_draws > 0 only: the normalised variance of the averaged gradient without and with
+  // compression (observation/estimator_variance.hpp); empty when the reference gradient is zero.
+  struct Variance {
+    std::optional<double> sampling, estimator;
+  };
+  std::optional<Variance> variance;
 };
 
 inline constexpr const char* trace_header =
@@ -46,6 +52,8 @@ inline constexpr const char* trace_header =
 
 // Appended to trace_header when the run can fail.
 inline constexpr const char* failure_header = ",messages_lost,receives_timed_out,nodes_down";
+// Appended after those when the run measures the estimator's variance.
+inline constexpr const char* variance_header = ",sampling_variance,estimator_variance";
 
 // summary.json's "simulated_time_s": the row's time split by kind of work, and the total.
 nlohmann::json time_split_json(const TraceRow& row);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "algorithms/compression/compressor.hpp"
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
 #include "common/dotted_path.hpp"
@@ -18,6 +19,7 @@
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
 #include "scenarios/compute.hpp"
+#include "algorithms/protocols/encoders.hpp"
 #include "scenarios/network.hpp"
 #include "topologies/graph.hpp"
 
@@ -99,6 +101,17 @@ const keys::Object& scenario_keys() {
                "true for data sets whose optimum is cheap (synthetic) with a convex model, else false"),
        keys::integer("train_subset", "Evaluate the training loss on this many samples drawn once (0: all).")
            .fallback_to(0)
+           .at_least(0),
+       keys::integer("variance_draws",
+                     "data_parallel only: add the columns sampling_variance and estimator_variance, the "
+                     "normalised variance ||ĝ − g||² / ||g||² of the workers' averaged minibatch gradient ĝ "
+                     "without and with the compressor, against the gradient g on `variance_samples` samples, "
+                     "each the mean over this many fresh draws of one minibatch per worker (0: off).")
+           .fallback_to(0)
+           .at_least(0),
+       keys::integer("variance_samples",
+                     "Samples (drawn once) of the reference gradient g of the variance columns (0: all).")
+           .computed_default("train_subset")
            .at_least(0)}};
   static const keys::Object root{
       "scenario",
@@ -206,8 +219,43 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
                                   std::to_string(problem_.train.samples()) + " (0 means all)");
   }
   if (subset > 0) observer_options_.train_subset = draw_subset(problem_.train.samples(), subset, seed_);
+  read_variance(eval, resolved_["algorithm"], batch_size);
   eval.finish();
   root.finish();
+}
+
+void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::size_t batch_size) {
+  const auto draws = static_cast<std::size_t>(eval.integer("variance_draws"));
+  const auto samples = static_cast<std::size_t>(
+      eval.integer("variance_samples", static_cast<std::int64_t>(observer_options_.train_subset.size())));
+  if (draws == 0) return;
+  if (algorithm_ != "data_parallel")
+    eval.fail("variance_draws", "measures data-parallel SGD's averaged gradient; \"" + algorithm_ +
+                                    "\" has no such estimator (use data_parallel, or 0)");
+  if (algorithm["aggregate"] != "mean" || algorithm["memory"]["kind"] != "none")
+    eval.fail("variance_draws",
+              "measures the mean of the decoded gradients; it needs aggregate \"mean\" and memory \"none\"");
+  if (samples > problem_.train.samples())
+    eval.fail("variance_samples", "asks for " + std::to_string(samples) +
+                                      " samples but the training set has " +
+                                      std::to_string(problem_.train.samples()) + " (0 means all)");
+  auto compressor = compression::make_compressor(algorithm["compressor"].dump(), eval.where("variance_draws"));
+  compressor->use_layout(protocols::model_layout(*model_));
+  if (compressor->make_state(model_->dimension()))
+    eval.fail("variance_draws", "measures one-shot encodings; the compressor \"" +
+                                    algorithm["compressor"]["kind"].get<std::string>() +
+                                    "\" keeps state from one message to the next");
+  observation::VarianceSetup setup;
+  setup.model = model_.get();
+  setup.train = &problem_.train;
+  setup.shards = &shards_;
+  setup.batch_size = batch_size;
+  setup.compressor = std::move(compressor);
+  setup.draws = draws;
+  setup.reference = samples > 0 ? draw_subset(problem_.train.samples(), samples, seed_)
+                                : draw_subset(problem_.train.samples(), problem_.train.samples(), seed_);
+  setup.seed = seed_;
+  observer_options_.variance = std::make_shared<observation::EstimatorVariance>(std::move(setup));
 }
 
 nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
