@@ -62,27 +62,46 @@ Reach reach_of(const std::vector<const RunData*>& runs, const Target& target) {
   return reach;
 }
 
+std::optional<Spread> final_values(const std::vector<const RunData*>& runs, const std::string& column) {
+  std::vector<double> finals;
+  for (const RunData* run : runs) {
+    const std::size_t c = require_column(*run, column);
+    // The last row that has a value: a diverged run's trace simply ends.
+    for (auto r = run->trace.rows.rbegin(); r != run->trace.rows.rend(); ++r) {
+      if (auto v = csv_number((*r)[c])) {
+        finals.push_back(*v);
+        break;
+      }
+    }
+  }
+  if (finals.empty()) return std::nullopt;
+  return spread_of(finals);
+}
+
 std::vector<TargetRow> target_rows(const std::vector<RunGroup>& groups, const std::vector<Target>& targets) {
   std::vector<TargetRow> rows;
   for (const auto& target : targets) {
-    for (const auto& group : groups) {
-      TargetRow row{group.legend, target, reach_of(group.runs, target), std::nullopt};
-      std::vector<double> finals;
-      for (const RunData* run : group.runs) {
-        const std::size_t c = require_column(*run, target.column);
-        // The last row that has a value: a diverged run's trace simply ends.
-        for (auto r = run->trace.rows.rbegin(); r != run->trace.rows.rend(); ++r) {
-          if (auto v = csv_number((*r)[c])) {
-            finals.push_back(*v);
-            break;
-          }
-        }
-      }
-      if (!finals.empty()) row.final_value = spread_of(finals);
-      rows.push_back(std::move(row));
-    }
+    for (const auto& group : groups)
+      rows.push_back(
+          {group.legend, target, reach_of(group.runs, target), final_values(group.runs, target.column)});
   }
   return rows;
+}
+
+Target relative_target(const std::vector<RunGroup>& groups, const std::string& baseline,
+                       const std::string& metric, double fraction) {
+  Target target = make_target(metric, 0);
+  const auto group =
+      std::find_if(groups.begin(), groups.end(), [&](const RunGroup& g) { return g.legend == baseline; });
+  if (group == groups.end()) {
+    std::string known;
+    for (const RunGroup& g : groups) known += (known.empty() ? "" : ", ") + g.legend;
+    throw InputError("--relative-to: no series \"" + baseline + "\" among the runs (series: " + known + ")");
+  }
+  const std::optional<Spread> final = final_values(group->runs, target.column);
+  if (!final) throw InputError("--relative-to: series \"" + baseline + "\" has no value of " + target.column);
+  target.value = final->mean * (target.upward ? 1 - fraction : 1 + fraction);
+  return target;
 }
 
 std::vector<double> crossing_bandwidths(const std::vector<double>& bandwidths,

@@ -54,6 +54,16 @@ Reach reach_of(const std::vector<const RunData*>& runs, const Target& target);
 
 std::vector<TargetRow> target_rows(const std::vector<RunGroup>& groups, const std::vector<Target>& targets);
 
+// The metric at each run's last evaluation that has a value (a diverged run's trace simply ends), over the
+// runs; nullopt when none has one.
+std::optional<Spread> final_values(const std::vector<const RunData*>& runs, const std::string& column);
+
+// The target `fraction` short of series `baseline`'s final value of `metric` (mean over its runs): for
+// metrics reached from below (accuracy) final·(1 − fraction), for the others final·(1 + fraction); e.g. 0.01
+// for "within 1 % of full-precision D-PSGD's final accuracy". InputError for an unknown series.
+Target relative_target(const std::vector<RunGroup>& groups, const std::string& baseline,
+                       const std::string& metric, double fraction);
+
 // `groups` must not be split by the bandwidth (group by everything else). InputError for a baseline that is
 // not a series legend.
 BandwidthTable bandwidth_table(const std::vector<RunGroup>& groups, const std::string& bandwidth_key,

@@ -1,5 +1,6 @@
 // `sgdsim targets DIR... --target VALUE... [--metric M] [--where KEY=VALUE]... [--group KEY]...
-//  [--by-bandwidth [--baseline SERIES]...] [-o FILE.md|FILE.csv|-]`: the table of steps, bits and simulated
+//  [--relative-to SERIES] [--by-bandwidth [--baseline SERIES]...] [-o FILE.md|FILE.csv|-]`: the table of
+//  steps, bits and simulated
 // time to each target per series, or, by bandwidth, time to target per series and bandwidth with the
 // fastest series and the crossovers. See analysis/target_table.hpp and docs/workflow.md.
 #include <cstdio>
@@ -26,6 +27,7 @@ struct TargetsArguments {
   bool by_bandwidth = false;
   std::string bandwidth_key = "network.link.bandwidth";
   std::vector<std::string> baselines;
+  std::string relative_to;
   std::string output = "-";
 };
 
@@ -46,14 +48,24 @@ void tabulate(const TargetsArguments& args) {
   std::set<std::string> excluded = {"seed"};
   if (args.by_bandwidth) excluded.insert(args.bandwidth_key);
   const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, args.selection.group, excluded));
+  if (!args.relative_to.empty() && args.by_bandwidth) {
+    throw InputError(
+        "--relative-to reads targets off a series' final value; by bandwidth, give --target values");
+  }
+  std::vector<Target> targets;
+  for (double value : args.targets) {
+    if (args.relative_to.empty()) {
+      targets.push_back(make_target(args.metric, value));
+    } else {
+      if (!(value >= 0 && value < 1)) throw InputError("--relative-to: a --target is a fraction in [0, 1)");
+      targets.push_back(relative_target(groups, args.relative_to, args.metric, value));
+    }
+  }
   std::string text;
   if (args.by_bandwidth) {
-    const BandwidthTable table = bandwidth_table(groups, args.bandwidth_key,
-                                                 make_target(args.metric, args.targets[0]), args.baselines);
+    const BandwidthTable table = bandwidth_table(groups, args.bandwidth_key, targets[0], args.baselines);
     text = csv ? bandwidth_csv(table) : bandwidth_markdown(table);
   } else {
-    std::vector<Target> targets;
-    for (double value : args.targets) targets.push_back(make_target(args.metric, value));
     const std::vector<TargetRow> rows = target_rows(groups, targets);
     text = csv ? target_csv(rows) : target_markdown(rows);
   }
@@ -88,6 +100,10 @@ void add_targets_command(CLI::App& root) {
   cmd->add_option("--baseline", args->baselines,
                   "With --by-bandwidth: the series (a legend) every other series is compared with; "
                   "repeatable");
+  cmd->add_option(
+      "--relative-to", args->relative_to,
+      "Read each --target as a fraction short of this series' final --metric (mean over its "
+      "seeds): accuracy final×(1 − T), loss final×(1 + T); e.g. --relative-to dpsgd --target 0.01");
   cmd->add_option("-o,--output", args->output, "Table file: .md (Markdown) or .csv; - for standard output")
       ->capture_default_str();
   cmd->callback([args] { tabulate(*args); });

@@ -15,8 +15,9 @@ EstimatorVariance::EstimatorVariance(VarianceSetup setup) : setup_(std::move(set
 
 void EstimatorVariance::gradient(std::span<const float> x, std::span<const float> state,
                                  std::span<const std::size_t> rows, std::span<float> out) const {
-  // Models return the mean gradient of a batch; chunks are weighted by their size. A stateful model (BatchNorm
-  // in training mode) starts every chunk from the same statistics, which it may update: a scratch copy.
+  // Models return the mean gradient of a batch; chunks are weighted by their size. A stateful model
+  // (BatchNorm in training mode) starts every chunk from the same statistics, which it may update: a scratch
+  // copy.
   constexpr std::size_t chunk = 1024;
   std::fill(out.begin(), out.end(), 0.0f);
   std::vector<float> part(out.size());
@@ -35,8 +36,9 @@ void EstimatorVariance::gradient(std::span<const float> x, std::span<const float
   for (std::size_t c = 0; c < out.size(); ++c) out[c] = static_cast<float>(sum[c] / rows.size());
 }
 
-std::optional<EstimatorVariance::Result> EstimatorVariance::measure(std::int64_t step, std::span<const float> x,
-                                                     std::span<const float> state) const {
+std::optional<EstimatorVariance::Result> EstimatorVariance::measure(std::int64_t step,
+                                                                    std::span<const float> x,
+                                                                    std::span<const float> state) const {
   const std::size_t d = x.size();
   const std::size_t n = setup_.shards->size();
   std::vector<float> reference(d);

@@ -1,6 +1,6 @@
 #pragma once
-// The normalised variance of data-parallel SGD's gradient estimator, the quantity NUQSGD's variance claims are
-// about: at the average model x, with g = ∇f(x) on a reference set of training samples,
+// The normalised variance of data-parallel SGD's gradient estimator, the quantity NUQSGD's variance claims
+// are about: at the average model x, with g = ∇f(x) on a reference set of training samples,
 //   sampling_variance  = E ||(1/n) Σ_i g_i − g||² / ||g||²          (n workers' minibatch gradients g_i)
 //   estimator_variance = E ||(1/n) Σ_i Q(g_i) − g||² / ||g||²       (each g_i encoded and decoded)
 // each expectation a mean over `draws` independent draws of one minibatch per worker from its own shard. The
@@ -41,7 +41,8 @@ class EstimatorVariance {
   // At model `x` (`state`: the model's state, e.g. BatchNorm statistics; empty for models without), at
   // evaluation step `step` (which selects the draws' random streams). Nothing when g = 0 (no direction to be
   // relative to).
-  std::optional<Result> measure(std::int64_t step, std::span<const float> x, std::span<const float> state) const;
+  std::optional<Result> measure(std::int64_t step, std::span<const float> x,
+                                std::span<const float> state) const;
 
  private:
   // The mean gradient over `rows`, in chunks so that a large reference set fits in memory.

@@ -11,6 +11,7 @@
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
+#include "algorithms/protocols/encoders.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/memory_limit.hpp"
@@ -19,7 +20,6 @@
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
 #include "scenarios/compute.hpp"
-#include "algorithms/protocols/encoders.hpp"
 #include "scenarios/network.hpp"
 #include "topologies/graph.hpp"
 
@@ -239,7 +239,8 @@ void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::s
     eval.fail("variance_samples", "asks for " + std::to_string(samples) +
                                       " samples but the training set has " +
                                       std::to_string(problem_.train.samples()) + " (0 means all)");
-  auto compressor = compression::make_compressor(algorithm["compressor"].dump(), eval.where("variance_draws"));
+  auto compressor =
+      compression::make_compressor(algorithm["compressor"].dump(), eval.where("variance_draws"));
   compressor->use_layout(protocols::model_layout(*model_));
   if (compressor->make_state(model_->dimension()))
     eval.fail("variance_draws", "measures one-shot encodings; the compressor \"" +

@@ -96,6 +96,22 @@ TEST_CASE("steps, bits and time to a target are read off the first evaluation th
   CHECK(csv.rows[1][*csv.column("steps_mean")].empty());
 }
 
+TEST_CASE("relative targets are a fraction short of a baseline series' final value") {
+  // dpsgd's loss ends at 1/41 on both seeds and its accuracy at 0.4 (step 40 of scale 100).
+  std::vector<RunData> runs = {fake_run("dpsgd", "1Mbps", 1, 1, 100, 0.5),
+                               fake_run("dpsgd", "1Mbps", 2, 1, 300, 1.5),
+                               fake_run("choco", "1Mbps", 1, 1, 10, 0.5)};
+  const auto groups = group_runs(runs, grouping_keys(runs, {}, {"seed"}));
+  const Target loss = relative_target(groups, "dpsgd", "loss", 0.5);
+  CHECK(loss.column == "train_loss");
+  CHECK_FALSE(loss.upward);
+  CHECK(loss.value == Approx(1.5 / 41));
+  const Target accuracy = relative_target(groups, "dpsgd", "accuracy", 0.25);
+  CHECK(accuracy.upward);
+  CHECK(accuracy.value == Approx(0.75 * final_values(groups[0].runs, "test_accuracy")->mean));
+  CHECK_THROWS_WITH(relative_target(groups, "sparq", "loss", 0.1), Catch::Contains("series: dpsgd, choco"));
+}
+
 TEST_CASE("bandwidth tables give the fastest series per bandwidth and log-log interpolated crossovers") {
   // Per step: baseline takes 1 s at 1 Mbps and 0.01 s at 100 Mbps; compressed 0.1 s at both, so it is faster
   // at 1 Mbps, slower at 100 Mbps, and the ratio crosses 1 halfway in log bandwidth: 10 Mbps.
@@ -173,6 +189,12 @@ TEST_CASE("sgdsim targets writes Markdown and CSV tables of a sweep, and rejects
   CHECK_THAT(filtered.output, Catch::Contains("10Mbps"));
   CHECK_THAT(filtered.output, !Catch::Contains("dpsgd"));
 
+  const auto relative =
+      run_sgdsim("targets " + dir + " --group algorithm.kind --relative-to dpsgd --target 0.1");
+  INFO(relative.output);
+  REQUIRE(relative.exit_code == 0);
+  CHECK_THAT(relative.output, Catch::Contains("| dpsgd | train_loss <= "));
+
   const std::string txt = quote((scratch / "t.txt").string());
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"--target 0.2 -o " + txt, ".md or .csv"},
@@ -180,6 +202,8 @@ TEST_CASE("sgdsim targets writes Markdown and CSV tables of a sweep, and rejects
       {"--target 0.2 --target 0.1 --by-bandwidth", "exactly one --target"},
       {"--target 0.2 --metric nothing", "no column \"nothing\""},
       {"--target 0.2 --where x", "KEY=VALUE"},
+      {"--target 1.5 --relative-to dpsgd", "fraction in [0, 1)"},
+      {"--target 0.1 --relative-to nobody", "no series \"nobody\""},
   };
   for (const auto& [args, message] : bad) {
     INFO(args);

@@ -1,4 +1,5 @@
-// The variance columns of data-parallel runs (eval.variance_draws): what they measure and what they leave alone.
+// The variance columns of data-parallel runs (eval.variance_draws): what they measure and what they leave
+// alone.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -12,8 +13,12 @@ namespace {
 json data_parallel(json compressor, std::int64_t draws) {
   return {{"seed", 3},
           {"network", {{"topology", {{"kind", "complete"}, {"nodes", 4}}}}},
-          {"data", {{"dataset", "synthetic"}, {"kind", "logistic"}, {"samples", 2000}, {"features", 40},
-                    {"batch_size", 8}}},
+          {"data",
+           {{"dataset", "synthetic"},
+            {"kind", "logistic"},
+            {"samples", 2000},
+            {"features", 40},
+            {"batch_size", 8}}},
           {"model", {{"kind", "logistic"}}},
           {"algorithm", {{"kind", "data_parallel"}, {"steps", 40}, {"lr", 0.2}, {"compressor", compressor}}},
           {"eval", {{"every", 10}, {"variance_draws", draws}, {"variance_samples", 1000}}}};
@@ -24,7 +29,8 @@ double number(const std::string& cell) {
 }
 }  // namespace
 
-TEST_CASE("without compression the estimator's variance is the sampling variance and quantization adds to it") {
+TEST_CASE(
+    "without compression the estimator's variance is the sampling variance and quantization adds to it") {
   Run plain = run_scenario(data_parallel({{"kind", "none"}}, 8), "variance-none");
   Run coarse = run_scenario(data_parallel({{"kind", "qsgd"}, {"levels", 1}}, 8), "variance-qsgd");
   REQUIRE(plain.exit_code == 0);
