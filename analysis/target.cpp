@@ -13,9 +13,18 @@ std::string Target::text() const {
   return column + (upward ? " >= " : " <= ") + fmt::format("{:g}", value);
 }
 
+std::string trace_column(const std::string& name) {
+  if (name == "loss") return "train_loss";
+  if (name == "accuracy") return "test_accuracy";
+  if (name == "bits") return "bits_sent";
+  if (name == "time") return "sim_time_s";
+  if (name == "consensus") return "consensus_distance";
+  return name;
+}
+
 Target make_target(const std::string& metric, double value) {
   Target target;
-  target.column = metric == "loss" ? "train_loss" : metric == "accuracy" ? "test_accuracy" : metric;
+  target.column = trace_column(metric);
   target.value = value;
   target.upward = target.column.find("accuracy") != std::string::npos;
   return target;

@@ -18,6 +18,10 @@ struct Target {
   std::string text() const;
 };
 
+// The trace column of a short name as the commands take it: loss, accuracy, bits, time, consensus; any other
+// name is a column's own.
+std::string trace_column(const std::string& name);
+
 // metric: "loss" (train_loss), "accuracy" (test_accuracy) or any trace column; columns whose name contains
 // "accuracy" are reached from below, all others from above.
 Target make_target(const std::string& metric, double value);

@@ -12,6 +12,12 @@
 namespace sgdsim::analysis {
 namespace {
 
+std::string reached_text(const Reach& r) {
+  return std::to_string(r.reached) + "/" + std::to_string(r.runs);
+}
+
+}  // namespace
+
 std::string spread_text(const std::optional<Spread>& s, const char* format) {
   if (!s) return "–";
   const auto one = [&](double v) { return fmt::format(fmt::runtime(format), v); };
@@ -19,18 +25,11 @@ std::string spread_text(const std::optional<Spread>& s, const char* format) {
   return one(s->mean) + " [" + one(s->min) + ", " + one(s->max) + "]";
 }
 
-// mean, min, max cells (empty when unknown).
 std::vector<std::string> spread_cells(const std::optional<Spread>& s) {
   if (!s) return {"", "", ""};
   const auto g = [](double v) { return fmt::format("{:.10g}", v); };
   return {g(s->mean), g(s->min), g(s->max)};
 }
-
-std::string reached_text(const Reach& r) {
-  return std::to_string(r.reached) + "/" + std::to_string(r.runs);
-}
-
-}  // namespace
 
 Spread spread_of(const std::vector<double>& values) {
   Spread s;

@@ -20,6 +20,10 @@ struct Spread {
 };
 // Of a non-empty list.
 Spread spread_of(const std::vector<double>& values);
+// "mean [min, max]" (just the mean when all agree) with fmt `format`; "–" when unknown.
+std::string spread_text(const std::optional<Spread>& spread, const char* format);
+// mean, min, max cells for CSV (empty when unknown).
+std::vector<std::string> spread_cells(const std::optional<Spread>& spread);
 
 struct Reach {
   std::size_t runs = 0;

@@ -12,6 +12,7 @@ void add_compress_command(CLI::App& root);
 void add_sweep_command(CLI::App& root);
 void add_plot_command(CLI::App& root);
 void add_targets_command(CLI::App& root);
+void add_table_command(CLI::App& root);
 void add_schema_command(CLI::App& root);
 void add_docs_command(CLI::App& root);
 void add_calibrate_command(CLI::App& root);

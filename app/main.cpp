@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   sgdsim::app::add_sweep_command(root);
   sgdsim::app::add_plot_command(root);
   sgdsim::app::add_targets_command(root);
+  sgdsim::app::add_table_command(root);
   sgdsim::app::add_schema_command(root);
   sgdsim::app::add_docs_command(root);
   sgdsim::app::add_calibrate_command(root);

@@ -1,0 +1,71 @@
+// `sgdsim table DIR... --column C... [--step S]... [--where KEY=VALUE]... [--group KEY]... [-o
+// FILE.md|.csv|-]`: trace values per series at given steps (default: the last evaluation), mean [min, max]
+// over seeds. See analysis/value_table.hpp and docs/workflow.md.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/run_groups.hpp"
+#include "analysis/target.hpp"
+#include "analysis/value_table.hpp"
+#include "app/commands.hpp"
+#include "app/run_selection.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+
+namespace sgdsim::app {
+namespace {
+
+struct TableArguments {
+  RunSelection selection;
+  std::vector<std::string> columns;
+  std::vector<std::int64_t> steps;
+  std::string output = "-";
+};
+
+void tabulate(const TableArguments& args) {
+  using namespace analysis;
+  const bool csv = args.output.size() > 4 && args.output.substr(args.output.size() - 4) == ".csv";
+  if (args.output != "-" && !csv &&
+      !(args.output.size() > 3 && args.output.substr(args.output.size() - 3) == ".md")) {
+    throw InputError(args.output + ": the table must be a .md or .csv file, or - for standard output");
+  }
+  std::vector<std::string> columns;
+  for (const std::string& c : args.columns) columns.push_back(trace_column(c));
+  const std::vector<RunData> runs = select_runs(args.selection);
+  const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, args.selection.group, {"seed"}));
+  const std::vector<ValueRow> rows = value_rows(groups, columns, args.steps);
+  const std::string text = csv ? value_csv(rows, columns) : value_markdown(rows, columns);
+  if (args.output == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  write_file_atomically(args.output, text);
+  std::fprintf(stderr, "table: %zu runs in %zu series -> %s\n", runs.size(), groups.size(),
+               args.output.c_str());
+}
+
+}  // namespace
+
+void add_table_command(CLI::App& root) {
+  auto args = std::make_shared<TableArguments>();
+  auto* cmd = root.add_subcommand("table",
+                                  "Table of trace values per series (the combinations of the parameters that "
+                                  "vary) at given steps, mean [min, max] over seeds: final losses and "
+                                  "accuracies, bits sent, variances along training");
+  add_run_selection(*cmd, args->selection);
+  cmd->add_option("--column", args->columns,
+                  "A trace column (or loss, accuracy, bits, time); repeatable, one table column each")
+      ->required();
+  cmd->add_option("--step", args->steps,
+                  "An evaluation step to read (repeatable, one table row per series and step); default: each "
+                  "run's last evaluation");
+  cmd->add_option("-o,--output", args->output, "Table file: .md (Markdown) or .csv; - for standard output")
+      ->capture_default_str();
+  cmd->callback([args] { tabulate(*args); });
+}
+
+}  // namespace sgdsim::app
