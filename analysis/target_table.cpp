@@ -99,7 +99,9 @@ Target relative_target(const std::vector<RunGroup>& groups, const std::string& b
   }
   const std::optional<Spread> final = final_values(group->runs, target.column);
   if (!final) throw InputError("--relative-to: series \"" + baseline + "\" has no value of " + target.column);
-  target.value = final->mean * (target.upward ? 1 - fraction : 1 + fraction);
+  // The worst seed's final value: the level the baseline reaches on every seed, so that the baseline itself
+  // reaches every relative target.
+  target.value = target.upward ? final->min * (1 - fraction) : final->max * (1 + fraction);
   return target;
 }
 

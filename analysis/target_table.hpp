@@ -62,9 +62,10 @@ std::vector<TargetRow> target_rows(const std::vector<RunGroup>& groups, const st
 // runs; nullopt when none has one.
 std::optional<Spread> final_values(const std::vector<const RunData*>& runs, const std::string& column);
 
-// The target `fraction` short of series `baseline`'s final value of `metric` (mean over its runs): for
-// metrics reached from below (accuracy) final·(1 − fraction), for the others final·(1 + fraction); e.g. 0.01
-// for "within 1 % of full-precision D-PSGD's final accuracy". InputError for an unknown series.
+// The target `fraction` short of series `baseline`'s final value of `metric` on its worst run (the level it
+// reaches on every seed): for metrics reached from below (accuracy) min final·(1 − fraction), for the others
+// max final·(1 + fraction); e.g. 0.01 for "within 1 % of full-precision D-PSGD's final accuracy". InputError
+// for an unknown series.
 Target relative_target(const std::vector<RunGroup>& groups, const std::string& baseline,
                        const std::string& metric, double fraction);
 
