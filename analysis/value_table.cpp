@@ -29,6 +29,15 @@ std::vector<ValueRow> value_rows(const std::vector<RunGroup>& groups, const std:
   std::vector<std::optional<std::int64_t>> at;
   for (std::int64_t s : steps) at.emplace_back(s);
   if (at.empty()) at.emplace_back(std::nullopt);
+  // A column some runs lack (e.g. the failure columns of runs without failures) is missing there; a column
+  // no run has is a mistake.
+  for (const std::string& column : columns) {
+    bool anywhere = false;
+    for (const RunGroup& group : groups)
+      for (const RunData* run : group.runs) anywhere = anywhere || run->trace.column(column).has_value();
+    if (!anywhere && !groups.empty() && !groups.front().runs.empty())
+      require_column(*groups.front().runs.front(), column);
+  }
   std::vector<ValueRow> rows;
   for (const RunGroup& group : groups) {
     for (const auto& step : at) {
@@ -37,10 +46,9 @@ std::vector<ValueRow> value_rows(const std::vector<RunGroup>& groups, const std:
         ValueCell cell;
         std::vector<double> values;
         for (const RunData* run : group.runs) {
-          require_column(*run, column);
           ++cell.runs;
           const auto r = row_at(*run, step);
-          if (!r) continue;
+          if (!r || !run->trace.column(column)) continue;
           if (const auto v = trace_value(*run, *r, column)) values.push_back(*v);
         }
         cell.present = values.size();

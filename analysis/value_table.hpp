@@ -1,7 +1,8 @@
 #pragma once
 // Tables of trace values per series: each column's value at given steps (default: each run's last
 // evaluation), mean [min, max] over the series' runs (its seeds). A run without a row at that step (a
-// diverged run's trace ends early) or with an empty cell is counted as missing, never averaged away.
+// diverged run's trace ends early), without the column, or with an empty cell is counted as missing, never
+// averaged away.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,7 +25,7 @@ struct ValueRow {
   std::vector<ValueCell> cells;      // one per column
 };
 
-// InputError for a column some run's trace does not have.
+// A column some runs' traces lack counts as missing there; InputError for a column no run has.
 std::vector<ValueRow> value_rows(const std::vector<RunGroup>& groups, const std::vector<std::string>& columns,
                                  const std::vector<std::int64_t>& steps);
 

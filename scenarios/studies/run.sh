@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Regenerate one bundled study (its sweeps, figures and tables) with one command:
 #
-#   scenarios/studies/run.sh STUDY OUTDIR [JOBS]      STUDY: nuqsgd | sparq | bandwidth | all   JOBS: default 2
+#   scenarios/studies/run.sh STUDY OUTDIR [JOBS]      JOBS: default 2
+#   STUDY: nuqsgd | sparq | bandwidth | dynamics | all          the second edition (docs/results.md)
+#          first-nuqsgd | first-sparq                           the first edition (its appendix)
 #
 # Sweeps go to OUTDIR/<sweep name>/ (resumable: rerun the same command after an interruption), figures to
 # OUTDIR/figures/*.png (each with its .gp script and .dat data), tables to OUTDIR/tables/*.md. docs/results.md
 # shows copies of these figures and tables. The simulator is $SGDSIM (default: build/sgdsim of this repository);
-# the plots need gnuplot, the tables python3 (standard library only).
+# the plots need gnuplot. The second edition's figures and tables all come from sgdsim itself (plot, targets,
+# table); the first edition's paired-difference and best-of-family tables from analyze.py (python3, standard
+# library only).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +19,7 @@ sgdsim=${SGDSIM:-$root/build/sgdsim}
 analyze="python3 $here/analyze.py"
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
-  sed -n '2,9p' "$0" >&2
+  sed -n '2,12p' "$0" >&2
   exit 2
 fi
 study=$1
@@ -50,8 +54,8 @@ plot() { # FIG ARGS...: sgdsim plot into FIG
   shrink "$fig"
 }
 
-run_nuqsgd() {
-  local s=$here/nuqsgd w4=$out/nuqsgd-workers4 w8=$out/nuqsgd-workers8
+run_first_nuqsgd() {
+  local s=$here/first-edition/nuqsgd w4=$out/nuqsgd-workers4 w8=$out/nuqsgd-workers8
   sweep nuqsgd "$s/workers4.sweep.json"
   sweep nuqsgd "$s/workers8.sweep.json"
   $analyze curve "$w4" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
@@ -71,8 +75,8 @@ run_nuqsgd() {
   $analyze target "$w4" "$w8" --target 0.7 --target 0.6 -o "$tables/nuqsgd-target.md"
 }
 
-run_sparq() {
-  local s=$here/sparq d=$out/sparq model topo dim
+run_first_sparq() {
+  local s=$here/first-edition/sparq d=$out/sparq model topo dim
   for model in softmax mlp; do
     for topo in ring8 ring16 torus4x4; do
       sweep sparq "$s/$model-$topo.sweep.json"
@@ -99,21 +103,85 @@ run_sparq() {
   $analyze final "$d-softmax-ring16-iid" --reference dpsgd --dimension 7850 -o "$tables/sparq-softmax-iid-final.md"
 }
 
+table() { # FILE ARGS...: sgdsim table into FILE
+  local file=$1
+  shift
+  "$sgdsim" table "$@" -o "$file"
+}
+
+targets() { # FILE ARGS...: sgdsim targets into FILE
+  local file=$1
+  shift
+  "$sgdsim" targets "$@" -o "$file"
+}
+
+run_nuqsgd() {
+  local s=$here/nuqsgd-cnn model n dirs
+  for model in lenet5 mlp; do
+    dirs=()
+    for n in 4 8; do
+      sweep nuqsgd "$s/$model-workers$n.sweep.json"
+      dirs+=("$out/nuqsgd-$model-workers$n")
+      # Accuracy targets relative to fp32 ring all-reduce's worst seed, per worker count.
+      targets "$tables/nuqsgd-$model-workers$n-targets.md" "$out/nuqsgd-$model-workers$n" --metric accuracy \
+        --relative-to fp32-ring_allreduce --target 0.01 --target 0.005
+    done
+    plot "$figs/nuqsgd-$model-variance.png" "${dirs[@]}" --x step --y estimator_variance --log-y \
+      --title "$model: normalised variance of the averaged gradient estimator"
+    plot "$figs/nuqsgd-$model-accuracy-time.png" "${dirs[@]}" --x time --y accuracy \
+      --title "$model: test accuracy vs simulated time (1 Gbps links, compute charged)"
+    table "$tables/nuqsgd-$model-variance.md" "${dirs[@]}" --column sampling_variance \
+      --column estimator_variance --column compression_error --step 0 --step 100 --step 200 --step 400
+    table "$tables/nuqsgd-$model-final.md" "${dirs[@]}" --column loss --column accuracy --column bits --column time
+  done
+}
+
+run_sparq() {
+  local s=$here/sparq-tuned model d
+  for model in softmax lenet5; do
+    sweep sparq "$s/$model-ring8.sweep.json"
+    d=$out/sparq-$model-ring8
+    plot "$figs/sparq-$model-accuracy-bits.png" "$d" --x bits --y accuracy \
+      --title "$model, 8-node ring, label skew: test accuracy vs bits"
+    plot "$figs/sparq-$model-accuracy-time.png" "$d" --x time --y accuracy \
+      --title "$model, 8-node ring, label skew: test accuracy vs simulated time"
+    table "$tables/sparq-$model-final.md" "$d" --column accuracy --column loss --column bits --column triggers \
+      --column time
+    targets "$tables/sparq-$model-targets.md" "$d" --metric accuracy --relative-to dpsgd --target 0.01 \
+      --target 0.005
+    targets "$tables/sparq-$model-loss-targets.md" "$d" --relative-to dpsgd --target 0.05 --target 0.2
+  done
+}
+
 run_bandwidth() {
   local s=$here/bandwidth topo target=0.9
+  local baselines=(--baseline dpsgd --baseline ring-allreduce-fp32 --baseline choco)
   for topo in ring16 torus4x4 rr16; do
     sweep bandwidth "$s/$topo.sweep.json"
-    "$sgdsim" plot "$out/bandwidth-$topo" --x bandwidth --y time-to-target --target $target \
-      --title "$topo: simulated time to training loss $target vs link bandwidth" -o "$figs/bandwidth-$topo.png"
-    # Dashed lines mark where a compressed method and its uncompressed counterpart take equal time.
-    local pairs=(--pair choco dpsgd --pair sparq-H5-c100 dpsgd --pair sparq-H1-c300 dpsgd
-      --pair allgather-nuqsgd4 ring-allreduce-fp32 --pair sparq-H5-c100 choco --pair sparq-H1-c300 choco)
-    $analyze crossover "$out/bandwidth-$topo" --target $target "${pairs[@]}" --gp "$figs/bandwidth-$topo.gp" \
-      -o "$tables/bandwidth-$topo.md"
-    shrink "$figs/bandwidth-$topo.png"
+    plot "$figs/bandwidth-$topo.png" "$out/bandwidth-$topo" --x bandwidth --y time-to-target --target $target \
+      "${baselines[@]}" --title "$topo: simulated time to training loss $target vs link bandwidth"
+    targets "$tables/bandwidth-$topo.md" "$out/bandwidth-$topo" --target $target --by-bandwidth "${baselines[@]}"
     # A looser target, as a table only: every method reaches it on every seed.
-    $analyze crossover "$out/bandwidth-$topo" --target 1.0 "${pairs[@]}" -o "$tables/bandwidth-$topo-target1.0.md"
+    targets "$tables/bandwidth-$topo-target1.0.md" "$out/bandwidth-$topo" --target 1.0 --by-bandwidth \
+      "${baselines[@]}"
   done
+  sweep bandwidth "$s/cnn-ring8.sweep.json"
+  plot "$figs/bandwidth-cnn-ring8.png" "$out/bandwidth-cnn-ring8" --x bandwidth --y time-to-target \
+    --metric accuracy --target 0.75 "${baselines[@]}" \
+    --title "LeNet-5, 8-node ring: simulated time to test accuracy 0.75 vs link bandwidth"
+  targets "$tables/bandwidth-cnn-ring8.md" "$out/bandwidth-cnn-ring8" --metric accuracy --target 0.75 \
+    --by-bandwidth "${baselines[@]}"
+}
+
+run_dynamics() {
+  local s=$here/dynamics d=$out/dynamics-ring16 condition
+  sweep dynamics "$s/ring16.sweep.json"
+  for condition in none slow-node flapping; do
+    plot "$figs/dynamics-$condition.png" "$d" --where point=$condition --x time --y loss \
+      --title "16-node ring, condition $condition: training loss vs simulated time"
+  done
+  targets "$tables/dynamics-targets.md" "$d" --target 0.7 --target 0.6
+  table "$tables/dynamics-final.md" "$d" --column loss --column time --column bits --column messages_lost
 }
 
 start=$SECONDS
@@ -121,7 +189,11 @@ case $study in
   nuqsgd) run_nuqsgd ;;
   sparq) run_sparq ;;
   bandwidth) run_bandwidth ;;
-  all) run_nuqsgd; run_sparq; run_bandwidth ;;
-  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, all)" >&2; exit 2 ;;
+  dynamics) run_dynamics ;;
+  all) run_nuqsgd; run_sparq; run_bandwidth; run_dynamics ;;
+  first-nuqsgd) run_first_nuqsgd ;;
+  first-sparq) run_first_sparq ;;
+  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, dynamics, all, first-nuqsgd, first-sparq)" >&2
+     exit 2 ;;
 esac
 echo "run.sh: $study done in $((SECONDS - start)) s; figures in $figs, tables in $tables" >&2

@@ -42,6 +42,12 @@ TEST_CASE("values at a step are averaged over seeds, and a missing value is neve
   REQUIRE(csv.rows.size() == 4);
   CHECK(csv.rows[3][*csv.column("train_loss_seeds")] == "1");
   CHECK_THROWS_AS(value_rows(groups, {"nothing"}, {}), InputError);
+  // A column only some runs have (failure columns, say) is missing in the others.
+  runs[0].trace = parse_csv("step,train_loss,messages_lost\n0,1,\n40,0.5,7\n", "with-failures");
+  const auto partial = value_rows(group_runs(runs, grouping_keys(runs, {}, {"seed"})), {"messages_lost"}, {});
+  CHECK(partial[0].cells[0].present == 1);
+  CHECK_FALSE(partial[0].cells[0].value);
+  CHECK(partial[1].cells[0].present == 0);
 }
 
 TEST_CASE("sgdsim table writes a sweep's final values and rejects what it cannot do") {
