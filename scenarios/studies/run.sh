@@ -137,7 +137,7 @@ run_nuqsgd() {
 }
 
 run_sparq() {
-  local s=$here/sparq-tuned model d
+  local s=$here/sparq-tuned model d loose
   for model in softmax lenet5; do
     sweep sparq "$s/$model-ring8.sweep.json"
     d=$out/sparq-$model-ring8
@@ -147,9 +147,12 @@ run_sparq() {
       --title "$model, 8-node ring, label skew: test accuracy vs simulated time"
     table "$tables/sparq-$model-final.md" "$d" --column accuracy --column loss --column bits --column triggers \
       --column time
-    targets "$tables/sparq-$model-targets.md" "$d" --metric accuracy --relative-to dpsgd --target 0.01 \
-      --target 0.005
-    targets "$tables/sparq-$model-loss-targets.md" "$d" --relative-to dpsgd --target 0.05 --target 0.2
+    # The paper's kind of target: within 2 %, 1 % and 0.5 % of D-PSGD's final accuracy (its worst seed) ...
+    targets "$tables/sparq-$model-targets.md" "$d" --metric accuracy --relative-to dpsgd --target 0.02 \
+      --target 0.01 --target 0.005
+    # ... and looser ones that every tuned method reaches on every seed, for bits-to-target ratios.
+    if [[ $model == softmax ]]; then loose=(--target 0.7 --target 0.75); else loose=(--target 0.65 --target 0.7); fi
+    targets "$tables/sparq-$model-loose-targets.md" "$d" --metric accuracy "${loose[@]}"
   done
 }
 
