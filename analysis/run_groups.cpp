@@ -32,7 +32,13 @@ RunFilter parse_run_filter(const std::string& text) {
   RunFilter filter;
   filter.equal = text[at - 1] != '!';
   filter.key = text.substr(0, filter.equal ? at : at - 1);
-  filter.value = text.substr(at + 1);
+  const std::string values = text.substr(at + 1);
+  for (std::size_t begin = 0;;) {
+    const auto bar = values.find('|', begin);
+    filter.values.push_back(values.substr(begin, bar == std::string::npos ? bar : bar - begin));
+    if (bar == std::string::npos) break;
+    begin = bar + 1;
+  }
   return filter;
 }
 
@@ -44,7 +50,9 @@ std::vector<RunData> filter_runs(std::vector<RunData> runs, const std::vector<Ru
                        "such as algorithm.kind)");
     }
     std::erase_if(runs, [&](const RunData& run) {
-      return (run.parameter(filter.key).value_or("") == filter.value) != filter.equal;
+      const std::string value = run.parameter(filter.key).value_or("");
+      const bool listed = std::find(filter.values.begin(), filter.values.end(), value) != filter.values.end();
+      return listed != filter.equal;
     });
   }
   if (runs.empty()) throw InputError("--where: no run is left after the filters");

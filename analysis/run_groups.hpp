@@ -10,11 +10,12 @@
 
 namespace sgdsim::analysis {
 
-// KEY=VALUE keeps the runs whose parameter KEY has that value; KEY!=VALUE drops them. KEY is an index column
-// or a dotted path of the resolved scenario; values compare as their text in index.csv / resolved.json.
+// KEY=VALUE keeps the runs whose parameter KEY has that value; KEY!=VALUE drops them; VALUE may list
+// alternatives, A|B|C (any of them). KEY is an index column or a dotted path of the resolved scenario; values
+// compare as their text in index.csv / resolved.json.
 struct RunFilter {
   std::string key;
-  std::string value;
+  std::vector<std::string> values;
   bool equal = true;
 };
 // Parses "KEY=VALUE" or "KEY!=VALUE"; InputError naming the text otherwise.

@@ -7,8 +7,8 @@ namespace sgdsim::app {
 void add_run_selection(CLI::App& command, RunSelection& selection) {
   command.add_option("dirs", selection.dirs, "Run folders and sweep folders")->required();
   command.add_option("--where", selection.where,
-                     "Keep only runs whose parameter KEY has VALUE (KEY=VALUE) or not (KEY!=VALUE); "
-                     "repeatable, all must hold");
+                     "Keep only runs whose parameter KEY has VALUE (KEY=VALUE) or not (KEY!=VALUE); VALUE "
+                     "may list alternatives A|B; repeatable, all must hold");
   command.add_option("--group", selection.group,
                      "Group runs by this parameter (an index column or dotted scenario path); repeatable. "
                      "Default: every parameter that varies, except the seed (and the bandwidth, by "

@@ -30,10 +30,17 @@ TEST_CASE("filters keep or drop runs by a parameter's value, and names what it c
   kept = filter_runs(runs,
                      {parse_run_filter("algorithm.kind!=choco"), parse_run_filter("algorithm.kind!=sparq")});
   REQUIRE(kept.size() == 1);
+  // Alternatives: any of them.
+  kept = filter_runs(runs, {parse_run_filter("algorithm.kind=sparq|dpsgd")});
+  REQUIRE(kept.size() == 2);
+  CHECK(kept[0].name == "dpsgd");
+  kept = filter_runs(runs, {parse_run_filter("algorithm.kind!=sparq|dpsgd")});
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].name == "choco");
   // A value may itself contain '='.
   const RunFilter odd = parse_run_filter("note=a=b");
   CHECK(odd.key == "note");
-  CHECK(odd.value == "a=b");
+  CHECK(odd.values == std::vector<std::string>{"a=b"});
   CHECK(odd.equal);
 
   CHECK_THROWS_WITH(parse_run_filter("algorithm.kind"), Catch::Contains("KEY=VALUE"));
