@@ -168,8 +168,13 @@ Received SimPort::receive_within(std::size_t from) {
     s4u::CommPtr comm = channel.mailbox->get_async<Envelope>(&arrived);
     try {
       comm->wait_for(remaining());
+    } catch (const simgrid::TimeoutException&) {
+      return missing();  // the comm is cancelled
     } catch (const simgrid::Exception&) {
-      return missing();  // timed out (the comm is cancelled) or the link failed
+      // The link failed under the message. SimGrid tells both ends at once, but nothing tells a real receiver:
+      // it finds out when its timeout expires.
+      s4u::this_actor::sleep_until(deadline);
+      return missing();
     }
     auto it = channel.in_flight.begin();
     while (it != channel.in_flight.end() && it->get() != arrived) ++it;
