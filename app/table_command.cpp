@@ -2,9 +2,7 @@
 // FILE.md|.csv|-]`: trace values per series at given steps (default: the last evaluation), mean [min, max]
 // over seeds. See analysis/value_table.hpp and docs/workflow.md.
 #include <cstdint>
-#include <cstdio>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +11,7 @@
 #include "analysis/value_table.hpp"
 #include "app/commands.hpp"
 #include "app/run_selection.hpp"
-#include "common/atomic_file.hpp"
+#include "app/table_output.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::app {
@@ -28,24 +26,14 @@ struct TableArguments {
 
 void tabulate(const TableArguments& args) {
   using namespace analysis;
-  const bool csv = args.output.size() > 4 && args.output.substr(args.output.size() - 4) == ".csv";
-  if (args.output != "-" && !csv &&
-      !(args.output.size() > 3 && args.output.substr(args.output.size() - 3) == ".md")) {
-    throw InputError(args.output + ": the table must be a .md or .csv file, or - for standard output");
-  }
+  const bool csv = table_is_csv(args.output);
   std::vector<std::string> columns;
   for (const std::string& c : args.columns) columns.push_back(trace_column(c));
   const std::vector<RunData> runs = select_runs(args.selection);
   const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, args.selection.group, {"seed"}));
   const std::vector<ValueRow> rows = value_rows(groups, columns, args.steps);
   const std::string text = csv ? value_csv(rows, columns) : value_markdown(rows, columns);
-  if (args.output == "-") {
-    std::fputs(text.c_str(), stdout);
-    return;
-  }
-  write_file_atomically(args.output, text);
-  std::fprintf(stderr, "table: %zu runs in %zu series -> %s\n", runs.size(), groups.size(),
-               args.output.c_str());
+  write_table(args.output, text, "table", runs.size(), groups.size());
 }
 
 }  // namespace

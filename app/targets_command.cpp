@@ -3,7 +3,6 @@
 //  steps, bits and simulated
 // time to each target per series, or, by bandwidth, time to target per series and bandwidth with the
 // fastest series and the crossovers. See analysis/target_table.hpp and docs/workflow.md.
-#include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
@@ -14,7 +13,7 @@
 #include "analysis/target_table.hpp"
 #include "app/commands.hpp"
 #include "app/run_selection.hpp"
-#include "common/atomic_file.hpp"
+#include "app/table_output.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::app {
@@ -33,11 +32,7 @@ struct TargetsArguments {
 
 void tabulate(const TargetsArguments& args) {
   using namespace analysis;
-  const bool csv = args.output.size() > 4 && args.output.substr(args.output.size() - 4) == ".csv";
-  if (args.output != "-" && !csv &&
-      !(args.output.size() > 3 && args.output.substr(args.output.size() - 3) == ".md")) {
-    throw InputError(args.output + ": the table must be a .md or .csv file, or - for standard output");
-  }
+  const bool csv = table_is_csv(args.output);
   if (!args.by_bandwidth && !args.baselines.empty()) {
     throw InputError("--baseline compares times to target by bandwidth: add --by-bandwidth");
   }
@@ -69,13 +64,7 @@ void tabulate(const TargetsArguments& args) {
     const std::vector<TargetRow> rows = target_rows(groups, targets);
     text = csv ? target_csv(rows) : target_markdown(rows);
   }
-  if (args.output == "-") {
-    std::fputs(text.c_str(), stdout);
-    return;
-  }
-  write_file_atomically(args.output, text);
-  std::fprintf(stderr, "targets: %zu runs in %zu series -> %s\n", runs.size(), groups.size(),
-               args.output.c_str());
+  write_table(args.output, text, "targets", runs.size(), groups.size());
 }
 
 }  // namespace
