@@ -210,7 +210,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   root.finish();
 }
 
-nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
+nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_t threads) {
   const auto start = std::chrono::steady_clock::now();
   if (solve_optimum_ && !problem_.optimum) {
     try {
@@ -257,11 +257,20 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
   }
   double end = 0;
   std::optional<Diverged> diverged;
-  try {
-    end = sim::simulate(topology_, network_, body, server);
-  } catch (const Diverged& e) {
-    diverged = e;
-    end = e.where().sim_time_s;
+  {
+    // Gone before the protocol's state, which its tasks write into, and before any result is read.
+    WorkerPool pool(threads);
+    struct Lend {
+      protocols::Environment& environment;
+      ~Lend() { environment.pool = nullptr; }
+    } lend{environment_};
+    environment_.pool = &pool;
+    try {
+      end = sim::simulate(topology_, network_, body, server);
+    } catch (const Diverged& e) {
+      diverged = e;
+      end = e.where().sim_time_s;
+    }
   }
   environment_.probe = nullptr;
   if (!diverged) {
@@ -349,7 +358,7 @@ void write_file(const fs::path& path, const std::string& text) {
 }  // namespace
 
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
-                      const std::string& directory, bool force, bool progress) {
+                      const std::string& directory, bool force, bool progress, std::size_t threads) {
   // A FIFO or device as the scenario would block or never end; refuse it before reading. A bad -o is refused
   // before the data is loaded, and checked again when the temporary folder is made.
   require_regular_file(file, max_json_file_bytes);
@@ -364,7 +373,7 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   nlohmann::json summary;
   {
     std::ofstream trace(temporary / "trace.csv", std::ios::binary);
-    summary = scenario.simulate(trace, progress);
+    summary = scenario.simulate(trace, progress, threads);
     trace.close();
     if (!trace) throw std::runtime_error("cannot write " + (temporary / "trace.csv").string());
   }

@@ -150,6 +150,7 @@ void TorchModel::check(std::size_t params, const Dataset& data) const {
 
 double TorchModel::loss_and_gradient(std::span<const float> params, const Dataset& data,
                                      std::span<const std::size_t> batch, std::span<float> gradient) const {
+  std::lock_guard lock(mutex_);
   check(params.size(), data);
   if (gradient.size() != dimension_) throw std::invalid_argument("torch model: gradient of the wrong size");
   if (batch.empty()) throw std::invalid_argument("model: empty minibatch");
@@ -170,6 +171,7 @@ double TorchModel::loss_and_gradient(std::span<const float> params, const Datase
 
 Evaluation TorchModel::evaluate(std::span<const float> params, const Dataset& data,
                                 std::span<const std::size_t> subset) const {
+  std::lock_guard lock(mutex_);
   check(params.size(), data);
   Evaluation result;
   const std::size_t n = subset.empty() ? data.samples() : subset.size();
@@ -202,6 +204,7 @@ Evaluation TorchModel::evaluate(std::span<const float> params, const Dataset& da
 double TorchModel::loss_and_gradient_with_state(std::span<const float> params, std::span<float> state,
                                                 const Dataset& data, std::span<const std::size_t> batch,
                                                 std::span<float> gradient) const {
+  std::lock_guard lock(mutex_);
   if (state.size() != state_dimension_) throw std::invalid_argument("torch model: state of the wrong size");
   StateSwap swap(*network_, state, state_dimension_);
   const double loss = loss_and_gradient(params, data, batch, gradient);
@@ -211,6 +214,7 @@ double TorchModel::loss_and_gradient_with_state(std::span<const float> params, s
 
 Evaluation TorchModel::evaluate_with_state(std::span<const float> params, std::span<const float> state,
                                            const Dataset& data, std::span<const std::size_t> subset) const {
+  std::lock_guard lock(mutex_);
   if (state.size() != state_dimension_) throw std::invalid_argument("torch model: state of the wrong size");
   StateSwap swap(*network_, state, state_dimension_);
   return evaluate(params, data, subset);

@@ -9,6 +9,7 @@
 // docs/learning.md for the measured share).
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -75,6 +76,9 @@ class TorchModel final : public Model {
  private:
   void check(std::size_t params, const Dataset& data) const;
 
+  // One network whose tensors every call loads and overwrites: calls from several threads (the simulation's
+  // worker pool) take turns. Recursive because the *_with_state calls wrap the plain ones.
+  mutable std::recursive_mutex mutex_;
   std::unique_ptr<TorchNetwork> network_;
   TorchOptions options_;
   ImageShape input_;
