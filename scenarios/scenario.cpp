@@ -10,6 +10,7 @@
 
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
+#include "algorithms/protocols/local_step.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/memory_limit.hpp"
@@ -79,6 +80,9 @@ MemoryParts estimate_memory(const nlohmann::json& model, const nlohmann::json& a
        n * vectors_per_node(algorithm, degree) * d * sizeof(float)},
       {"minibatch buffers (batch_size " + std::to_string(batch_size) + ")",
        static_cast<double>(batch_size) * (per_sample * sizeof(float) + sizeof(std::size_t))},
+      {"gradients in flight (up to " + std::to_string(protocols::LocalStep::max_in_flight) +
+           " at once: a model and a gradient each)",
+       std::min(n, static_cast<double>(protocols::LocalStep::max_in_flight)) * 2 * d * sizeof(float)},
       // The observer's running means (double) of up to a few steps in progress, and the averaged model.
       {"evaluation", 3 * d * sizeof(double)},
   };

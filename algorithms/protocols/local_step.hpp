@@ -27,6 +27,10 @@ struct Schedule {
 
 class LocalStep {
  public:
+  // Gradients in flight at once, at most (each holds a copy of its model and its gradient): bounds their
+  // memory. A fixed number, so that which calls let the others run (those that find one of these slots free)
+  // does not depend on the thread count.
+  static constexpr std::size_t max_in_flight = 64;
   explicit LocalStep(const Environment& environment, const OptimizerSettings& optimizer = {});
   // The minibatch stream of one node.
   Rng batch_stream(std::size_t node) const;
@@ -60,9 +64,6 @@ class LocalStep {
     std::vector<float> x;  // unused by the inline slot, which reads the caller's x at once
     std::vector<float> gradient;
   };
-  // Gradients in flight at once, at most: bounds the slots' memory. A fixed number, so that which calls let
-  // the others run (those that find a free slot) does not depend on the thread count.
-  static constexpr std::size_t max_in_flight = 64;
   Slot& free_slot();
   // Augmentation, loss and gradient of `slot` at `x`, with the finiteness checks (any thread).
   void compute(Slot& slot, std::span<const float> x);
