@@ -24,6 +24,8 @@ LocalStep::LocalStep(const Environment& environment, const OptimizerSettings& op
       flops_(environment.costs.charges(Work::gradient)
                  ? environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)
                  : 0),
+      pooled_(environment.model->flops_per_sample() * static_cast<double>(environment.batch_size) >=
+              min_pooled_flops),
       optimizer_(optimizer, environment.topology ? environment.topology->nodes : 1, dimension_) {
   update_s_ =
       environment.costs.vector_s(Work::update, optimizer_.vector_passes() * static_cast<double>(dimension_));
@@ -69,7 +71,7 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
   port.compute(flops_);
   const learning::Shard& shard = (*environment_.shards)[node];
   if (shard.empty()) throw std::logic_error("node " + std::to_string(node) + " has no training samples");
-  if (in_flight_ == max_in_flight) {
+  if (!pooled_ || in_flight_ == max_in_flight) {
     inline_.node = node;
     for (auto& index : inline_.batch) index = shard[batches.below(shard.size())];
     WallClock::Scope timer(environment_.clock, WallClock::Part::gradient);

@@ -31,6 +31,9 @@ class LocalStep {
   // memory. A fixed number, so that which calls let the others run (those that find one of these slots free)
   // does not depend on the thread count.
   static constexpr std::size_t max_in_flight = 64;
+  // Gradients of fewer flops are computed at once by the calling node: handing them to another thread would
+  // cost more than they do (a thread wake-up and a simcall against a few microseconds of math).
+  static constexpr double min_pooled_flops = 1e5;
   explicit LocalStep(const Environment& environment, const OptimizerSettings& optimizer = {});
   // The minibatch stream of one node.
   Rng batch_stream(std::size_t node) const;
@@ -56,6 +59,7 @@ class LocalStep {
   const Environment& environment_;
   std::size_t dimension_;
   double flops_;
+  bool pooled_;  // whether gradients may go to the pool (min_pooled_flops; never the thread count)
   double update_s_;
   // One gradient computation: the task's own copies of its inputs, and its output.
   struct Slot {
@@ -71,7 +75,7 @@ class LocalStep {
   std::deque<Slot> slots_;  // made on first use; a deque keeps them in place as it grows
   std::vector<Slot*> free_;
   std::size_t in_flight_ = 0;
-  Slot inline_;  // when max_in_flight are in flight: computed at once, without letting others run
+  Slot inline_;  // small gradients, or max_in_flight in flight: computed at once, without letting others run
   Optimizer optimizer_;
   std::vector<std::vector<float>> own_states_;  // when the environment holds none
   std::vector<std::vector<float>>* states_ = nullptr;
