@@ -34,9 +34,11 @@ void add_run_command(CLI::App& root) {
       "Refuse a scenario whose estimated memory exceeds this (bytes, or 8GB, 512MiB; 0: no check; "
       "default: $SGDSIM_MEMORY_LIMIT, else the machine's memory)");
   cmd->add_flag("-q,--quiet", options->quiet, "No progress line on stderr");
-  cmd->add_option("--threads", options->threads,
-                  "Threads computing the nodes' gradients (at least 1; the results are the same for every "
-                  "count). Not the scenario's model.threads (libtorch's own threads within one gradient)")
+  cmd->add_option(
+         "--threads", options->threads,
+         "Threads computing the nodes' gradients (at least 1; default: the processors this process may "
+         "run on). The results are the same for every count. Not the scenario's model.threads "
+         "(libtorch's own threads within one gradient)")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   cmd->callback([options] {

@@ -1,5 +1,7 @@
 #include "common/worker_pool.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -77,6 +79,10 @@ void WorkerPool::wait(const Ticket& ticket) {
 }
 
 std::size_t default_threads() {
+  // The processors this process may run on (taskset, a Slurm or container cpuset), not all the machine's.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+    return static_cast<std::size_t>(CPU_COUNT(&allowed));
   return std::max(1u, std::thread::hardware_concurrency());
 }
 

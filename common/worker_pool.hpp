@@ -55,7 +55,8 @@ class WorkerPool {
   std::vector<std::thread> workers_;
 };
 
-// The number of threads `--threads` means by default: the machine's hardware threads (1 if unknown).
+// The number of threads `--threads` means by default: the processors this process may run on (its CPU
+// affinity: all the machine's hardware threads unless taskset, Slurm or a container restricts it).
 std::size_t default_threads();
 
 }  // namespace sgdsim

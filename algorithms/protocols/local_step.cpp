@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "algorithms/compression/simd.hpp"
+#include "algorithms/protocols/offload.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 
@@ -80,8 +81,7 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
   }
   Slot& slot = free_slot();
   ++in_flight_;
-  // Back to the free slots however this call ends (an error, or SimGrid killing the actor while others run:
-  // a task still running then only writes into the slot, which outlives the pool).
+  // Back to the free slots however this call ends (an error, or SimGrid killing the actor while others run).
   struct Release {
     LocalStep& step;
     Slot& slot;
@@ -96,18 +96,9 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
   for (auto& index : slot.batch) index = shard[batches.below(shard.size())];
   // The model as it is now: other nodes (an AD-PSGD server) may change x while the task runs.
   std::copy(x.begin(), x.end(), slot.x.begin());
-  WorkerPool* pool = environment_.pool;
-  WorkerPool::Ticket ticket;
-  if (pool) ticket = pool->submit([this, &slot] { compute(slot, slot.x); });
-  port.let_others_run();
-  {
-    // The wall time this thread spends on the gradient: computing it, or others', or waiting.
-    WallClock::Scope timer(environment_.clock, WallClock::Part::gradient);
-    if (pool)
-      pool->wait(ticket);
-    else
-      compute(slot, slot.x);
-  }
+  // The wall time this thread spends on the gradient: computing it, or others', or waiting.
+  offload(
+      environment_, port, [this, &slot] { compute(slot, slot.x); }, WallClock::Part::gradient);
   return slot.gradient;
 }
 

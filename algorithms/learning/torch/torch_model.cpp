@@ -80,13 +80,19 @@ class StateSwap {
   std::vector<float> saved_;
 };
 
+// libtorch's intra-op count is per calling thread (OpenMP): a worker of the simulation's pool must compute
+// with the model's count, or a sum could be split differently than in the simulation's own thread.
+void use_threads(int threads) {
+  if (at::get_num_threads() != threads) at::set_num_threads(threads);
+}
+
 }  // namespace
 
 TorchModel::TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions& options)
     : network_(std::move(network)), options_(options) {
   if (options_.threads < 1) throw InputError("torch model: threads must be at least 1");
   if (options_.l2 < 0) throw InputError("torch model: l2 must not be negative");
-  // Process-wide: one simulation per process, and the simulation itself stays sequential.
+  // Process-wide (one simulation per process); libtorch gives the worker pool's threads the same count.
   at::set_num_threads(options_.threads);
   input_ = network_->input;
   classes_ = network_->classes;
@@ -151,6 +157,7 @@ void TorchModel::check(std::size_t params, const Dataset& data) const {
 double TorchModel::loss_and_gradient(std::span<const float> params, const Dataset& data,
                                      std::span<const std::size_t> batch, std::span<float> gradient) const {
   std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   check(params.size(), data);
   if (gradient.size() != dimension_) throw std::invalid_argument("torch model: gradient of the wrong size");
   if (batch.empty()) throw std::invalid_argument("model: empty minibatch");
@@ -172,6 +179,7 @@ double TorchModel::loss_and_gradient(std::span<const float> params, const Datase
 Evaluation TorchModel::evaluate(std::span<const float> params, const Dataset& data,
                                 std::span<const std::size_t> subset) const {
   std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   check(params.size(), data);
   Evaluation result;
   const std::size_t n = subset.empty() ? data.samples() : subset.size();
@@ -205,6 +213,7 @@ double TorchModel::loss_and_gradient_with_state(std::span<const float> params, s
                                                 const Dataset& data, std::span<const std::size_t> batch,
                                                 std::span<float> gradient) const {
   std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   if (state.size() != state_dimension_) throw std::invalid_argument("torch model: state of the wrong size");
   StateSwap swap(*network_, state, state_dimension_);
   const double loss = loss_and_gradient(params, data, batch, gradient);
@@ -215,6 +224,7 @@ double TorchModel::loss_and_gradient_with_state(std::span<const float> params, s
 Evaluation TorchModel::evaluate_with_state(std::span<const float> params, std::span<const float> state,
                                            const Dataset& data, std::span<const std::size_t> subset) const {
   std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   if (state.size() != state_dimension_) throw std::invalid_argument("torch model: state of the wrong size");
   StateSwap swap(*network_, state, state_dimension_);
   return evaluate(params, data, subset);
