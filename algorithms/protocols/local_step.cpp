@@ -25,8 +25,9 @@ LocalStep::LocalStep(const Environment& environment, const OptimizerSettings& op
       flops_(environment.costs.charges(Work::gradient)
                  ? environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)
                  : 0),
-      pooled_(environment.model->flops_per_sample() * static_cast<double>(environment.batch_size) >=
-              min_pooled_flops),
+      pooled_(environment.model->order_free() &&
+              environment.model->flops_per_sample() * static_cast<double>(environment.batch_size) >=
+                  min_pooled_flops),
       optimizer_(optimizer, environment.topology ? environment.topology->nodes : 1, dimension_) {
   update_s_ =
       environment.costs.vector_s(Work::update, optimizer_.vector_passes() * static_cast<double>(dimension_));

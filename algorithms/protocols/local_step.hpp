@@ -59,7 +59,8 @@ class LocalStep {
   const Environment& environment_;
   std::size_t dimension_;
   double flops_;
-  bool pooled_;  // whether gradients may go to the pool (min_pooled_flops; never the thread count)
+  // Whether gradients may go to the pool: an order-free model and min_pooled_flops (never the thread count).
+  bool pooled_;
   double update_s_;
   // One gradient computation: the task's own copies of its inputs, and its output.
   struct Slot {
