@@ -273,8 +273,8 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
       queue.pop_front();
       const std::vector<std::string> arguments = [&] {
         std::vector<std::string> a = options.runner;
-        a.insert(a.end(),
-                 {"run", layout.point_file(point->id).string(), "-o", layout.run_dir(point->id).string()});
+        a.insert(a.end(), {"run", layout.point_file(point->id).string(), "-o",
+                           layout.run_dir(point->id).string(), "--threads", std::to_string(options.threads)});
         return a;
       }();
       const pid_t pid = start_child(arguments, layout.log(point->id));

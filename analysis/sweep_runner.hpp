@@ -18,8 +18,10 @@
 namespace sgdsim::analysis {
 
 struct RunnerOptions {
-  std::vector<std::string> runner;  // program (and leading arguments) that understands `run S.json -o DIR`
+  // Program (and leading arguments) that understands `run S.json -o DIR --threads N`.
+  std::vector<std::string> runner;
   std::size_t jobs = 1;
+  std::size_t threads = 1;       // each run's --threads
   std::FILE* progress = stderr;  // a line per finished point
   bool terminal = false;         // also redraw a status line (when stderr is a terminal)
 };

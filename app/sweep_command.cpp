@@ -3,6 +3,7 @@
 // analysis/sweep_*.hpp and docs/workflow.md.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "analysis/sweep_spec.hpp"
 #include "app/commands.hpp"
 #include "common/error.hpp"
+#include "common/worker_pool.hpp"
 
 namespace sgdsim::app {
 namespace {
@@ -26,6 +28,7 @@ struct SweepArguments {
   std::string sweep_file;
   std::string output;
   std::size_t jobs = 1;
+  std::size_t threads = 0;  // per run; 0: the machine's threads shared among the jobs
   std::string shard = "1/1";
   bool index_only = false;
   bool dry_run = false;
@@ -72,6 +75,8 @@ void sweep(const SweepArguments& args) {
     RunnerOptions options;
     options.runner = runner();
     options.jobs = args.jobs;
+    options.threads =
+        args.threads > 0 ? args.threads : std::max<std::size_t>(1, default_threads() / args.jobs);
     options.terminal = isatty(STDERR_FILENO);
     std::size_t complete = 0;
     for (const auto& point : mine) complete += run_complete(layout, point.id);
@@ -114,6 +119,11 @@ void add_sweep_command(CLI::App& root) {
   cmd->add_option("sweep", args->sweep_file, "Sweep file (JSON with comments)")->required();
   cmd->add_option("-o,--output", args->output, "Output folder DIR")->required();
   cmd->add_option("-j,--jobs", args->jobs, "Points run in parallel")->check(CLI::Range(1, 1024));
+  cmd->add_option(
+         "--threads", args->threads,
+         "Threads of each run (`sgdsim run --threads`; default: the machine's threads divided by -j, "
+         "at least 1)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--shard", args->shard,
                   "Run only shard i of N (1-based: 1/3, 2/3, 3/3); shards are disjoint and cover the sweep");
   cmd->add_flag(

@@ -12,6 +12,7 @@
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
 #include "algorithms/protocols/encoders.hpp"
+#include "algorithms/protocols/local_step.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/memory_limit.hpp"
@@ -81,6 +82,9 @@ MemoryParts estimate_memory(const nlohmann::json& model, const nlohmann::json& a
        n * vectors_per_node(algorithm, degree) * d * sizeof(float)},
       {"minibatch buffers (batch_size " + std::to_string(batch_size) + ")",
        static_cast<double>(batch_size) * (per_sample * sizeof(float) + sizeof(std::size_t))},
+      {"gradients in flight (up to " + std::to_string(protocols::LocalStep::max_in_flight) +
+           " at once: a model and a gradient each)",
+       std::min(n, static_cast<double>(protocols::LocalStep::max_in_flight)) * 2 * d * sizeof(float)},
       // The observer's running means (double) of up to a few steps in progress, and the averaged model.
       {"evaluation", 3 * d * sizeof(double)},
   };
@@ -259,7 +263,7 @@ void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::s
   observer_options_.variance = std::make_shared<observation::EstimatorVariance>(std::move(setup));
 }
 
-nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
+nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_t threads) {
   const auto start = std::chrono::steady_clock::now();
   if (solve_optimum_ && !problem_.optimum) {
     try {
@@ -306,11 +310,20 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress) {
   }
   double end = 0;
   std::optional<Diverged> diverged;
-  try {
-    end = sim::simulate(topology_, network_, body, server);
-  } catch (const Diverged& e) {
-    diverged = e;
-    end = e.where().sim_time_s;
+  {
+    // Gone before the protocol's state, which its tasks write into, and before any result is read.
+    WorkerPool pool(threads);
+    struct Lend {
+      protocols::Environment& environment;
+      ~Lend() { environment.pool = nullptr; }
+    } lend{environment_};
+    environment_.pool = &pool;
+    try {
+      end = sim::simulate(topology_, network_, body, server);
+    } catch (const Diverged& e) {
+      diverged = e;
+      end = e.where().sim_time_s;
+    }
   }
   environment_.probe = nullptr;
   if (!diverged) {
@@ -398,7 +411,7 @@ void write_file(const fs::path& path, const std::string& text) {
 }  // namespace
 
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
-                      const std::string& directory, bool force, bool progress) {
+                      const std::string& directory, bool force, bool progress, std::size_t threads) {
   // A FIFO or device as the scenario would block or never end; refuse it before reading. A bad -o is refused
   // before the data is loaded, and checked again when the temporary folder is made.
   require_regular_file(file, max_json_file_bytes);
@@ -413,7 +426,7 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   nlohmann::json summary;
   {
     std::ofstream trace(temporary / "trace.csv", std::ios::binary);
-    summary = scenario.simulate(trace, progress);
+    summary = scenario.simulate(trace, progress, threads);
     trace.close();
     if (!trace) throw std::runtime_error("cannot write " + (temporary / "trace.csv").string());
   }

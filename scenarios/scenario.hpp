@@ -50,8 +50,9 @@ class Scenario {
 
   // Simulates the scenario (once per process), writing trace rows to `trace` as they complete. Returns the
   // summary (status, final row, totals, per-node totals, wall-clock split). A run that diverges stops at the
-  // first non-finite value; its summary says where, and diverged() holds it afterwards.
-  nlohmann::json simulate(std::ostream& trace, bool progress);
+  // first non-finite value; its summary says where, and diverged() holds it afterwards. `threads` threads
+  // compute the gradients (common/worker_pool.hpp); the results do not depend on how many.
+  nlohmann::json simulate(std::ostream& trace, bool progress, std::size_t threads = 1);
   const std::optional<Diverged>& diverged() const { return diverged_; }
   // The estimated peak memory (bytes) and its parts, as checked against memory_limit() during validation.
   const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
@@ -85,6 +86,6 @@ nlohmann::json load_document(const std::string& file, const std::vector<std::str
 // temporary sibling renamed into place). Refuses an existing DIR unless `force`. A run that diverged is
 // written like any other, then its Diverged is thrown (the CLI exits with exit_diverged).
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
-                      const std::string& directory, bool force, bool progress);
+                      const std::string& directory, bool force, bool progress, std::size_t threads = 1);
 
 }  // namespace sgdsim::scenarios

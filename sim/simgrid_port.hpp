@@ -113,6 +113,7 @@ class SimPort final : public Port {
   void compute(double flops) override;
   void spend(protocols::Work work, double seconds) override;
   double now() override;
+  void let_others_run() override;
   const Counters& counters() const override { return counters_; }
   const Waiting& waiting() const { return waiting_; }
 

@@ -60,6 +60,11 @@ class Model {
     return sizes;
   }
 
+  // true when calls (on different state vectors) may run on several threads at once, in any order, with
+  // the same results as one after the other: nothing shared changes and nothing is drawn at random. The
+  // simulation computes the gradients of such models on its worker pool (common/worker_pool.hpp).
+  virtual bool order_free() const { return true; }
+
   // Non-trainable state that training updates besides the parameters: BatchNorm's running means and
   // variances. It is not part of the parameter vector (no gradient flows to it), so a protocol that wants
   // per-node statistics holds one state vector per node and passes it to the *_with_state calls below.

@@ -13,9 +13,10 @@ namespace {
 keys::Key threads_key() {
   return keys::integer(
              "threads",
-             "libtorch's intra-op threads for this run's forward and backward passes (the simulation "
-             "itself stays sequential). Same seed and same threads: byte-identical traces; another "
-             "thread count may change the last bits of sums, hence the trace.")
+             "libtorch's intra-op threads within one forward and backward pass (not `sgdsim run "
+             "--threads`, which computes several nodes' gradients at once). Same seed and same threads: "
+             "byte-identical traces; another thread count may change the last bits of sums, hence the "
+             "trace.")
       .fallback_to(1)
       .between(1, 256);
 }

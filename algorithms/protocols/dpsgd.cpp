@@ -2,6 +2,7 @@
 #include "algorithms/protocols/dpsgd.hpp"
 
 #include "algorithms/protocols/local_step.hpp"
+#include "algorithms/protocols/offload.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -48,23 +49,23 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     protocols::Bytes bytes = encoding_->encode(node.x, unused);
     port.spend(Work::encode, encode_s_);
     for (std::size_t j : neighbors) port.send(j, bytes);
-    // Combine: Σ_j w_ij x_j over the node and its neighbours.
-    const auto self = static_cast<float>(mixing_.self[i]);
-    for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
+    // Combine: Σ_j w_ij x_j over the node and its neighbours. The work is charged as each message arrives;
+    // the real math is done once the last has (combine(), on the worker pool while the other nodes run).
     port.spend(Work::mixing, self_mixing_s_);
     double heard = mixing_.self[i];  // the weight of the models that arrived, own included
+    node.arrived.clear();
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
       protocols::Received received = port.receive_or_miss(neighbors[k]);
       if (received.status == protocols::Received::Status::missing) continue;
       if (received.status == protocols::Received::Status::silence)
         throw std::logic_error("D-PSGD received silence");
-      axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]),
-           encoding_->decode(received.bytes, node.x.size()));
+      node.arrived.emplace_back(k, std::move(received.bytes));
       heard += mixing_.neighbor[i][k];
       port.spend(Work::decode, decode_s_);
       port.spend(Work::mixing, neighbor_mixing_s_);
     }
     port.wait_sends();
+    offload(environment_, port, [this, i] { combine(i); });
     // A neighbour not heard from this round drops out of the average: the weights of those heard are
     // renormalised to sum to one (exactly one already when everything arrived).
     if (heard < 1.0 && port.lossy()) {
@@ -81,6 +82,14 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     }
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
+}
+
+void Dpsgd::combine(std::size_t i) {
+  Node& node = nodes_[i];
+  const auto self = static_cast<float>(mixing_.self[i]);
+  for (std::size_t c = 0; c < node.x.size(); ++c) node.mixed[c] = self * node.x[c];
+  for (const auto& [k, bytes] : node.arrived)
+    axpy(node.mixed, static_cast<float>(mixing_.neighbor[i][k]), encoding_->decode(bytes, node.x.size()));
 }
 
 namespace {

@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "algorithms/compression/compressor.hpp"
@@ -21,8 +22,12 @@ class Dpsgd : public Protocol {
  private:
   struct Node {
     std::vector<float> x, mixed, gradient;
+    // This round's messages and their neighbour index k, mixed after the last has arrived (combine()).
+    std::vector<std::pair<std::size_t, Bytes>> arrived;
     NodeStats stats;
   };
+  // mixed ← w_ii x_i + Σ_k w_ik decode(arrived_k), in the order of the neighbours.
+  void combine(std::size_t i);
   const Environment& environment_;
   Schedule schedule_;
   Order order_;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "algorithms/compression/simd.hpp"
+#include "algorithms/protocols/offload.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 
@@ -24,8 +25,9 @@ LocalStep::LocalStep(const Environment& environment, const OptimizerSettings& op
       flops_(environment.costs.charges(Work::gradient)
                  ? environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)
                  : 0),
-      batch_(environment.batch_size),
-      gradient_(dimension_),
+      pooled_(environment.model->order_free() &&
+              environment.model->flops_per_sample() * static_cast<double>(environment.batch_size) >=
+                  min_pooled_flops),
       optimizer_(optimizer, environment.topology ? environment.topology->nodes : 1, dimension_) {
   update_s_ =
       environment.costs.vector_s(Work::update, optimizer_.vector_passes() * static_cast<double>(dimension_));
@@ -39,11 +41,31 @@ LocalStep::LocalStep(const Environment& environment, const OptimizerSettings& op
     }
     mixed_state_.resize(state_dimension);
   }
-  for (std::size_t k = 0; k < batch_.size(); ++k) identity_rows_.push_back(k);
+  for (std::size_t k = 0; k < environment.batch_size; ++k) identity_rows_.push_back(k);
+  // Made here, not on first use: tasks of different nodes run at once.
+  if (environment.augmentation.active()) {
+    for (std::size_t k = 0; k < environment.topology->nodes; ++k)
+      augment_streams_.push_back(Rng::stream(environment.seed, k, Purpose::augment));
+  }
+  inline_.batch.resize(environment.batch_size);
+  inline_.gradient.resize(dimension_);
 }
 
 Rng LocalStep::batch_stream(std::size_t node) const {
   return Rng::stream(environment_.seed, node, Purpose::batch);
+}
+
+LocalStep::Slot& LocalStep::free_slot() {
+  if (free_.empty()) {
+    Slot& slot = slots_.emplace_back();
+    slot.batch.resize(environment_.batch_size);
+    slot.x.resize(dimension_);
+    slot.gradient.resize(dimension_);
+    return slot;
+  }
+  Slot* slot = free_.back();
+  free_.pop_back();
+  return *slot;
 }
 
 std::span<const float> LocalStep::gradient(std::size_t node, std::span<const float> x, Rng& batches,
@@ -51,30 +73,55 @@ std::span<const float> LocalStep::gradient(std::size_t node, std::span<const flo
   port.compute(flops_);
   const learning::Shard& shard = (*environment_.shards)[node];
   if (shard.empty()) throw std::logic_error("node " + std::to_string(node) + " has no training samples");
-  // Sampling with replacement keeps every step's batch independent of the others.
-  for (auto& index : batch_) index = shard[batches.below(shard.size())];
-  WallClock::Scope timer(environment_.clock, WallClock::Part::gradient);
+  if (!pooled_ || in_flight_ == max_in_flight) {
+    inline_.node = node;
+    for (auto& index : inline_.batch) index = shard[batches.below(shard.size())];
+    WallClock::Scope timer(environment_.clock, WallClock::Part::gradient);
+    compute(inline_, x);
+    return inline_.gradient;
+  }
+  Slot& slot = free_slot();
+  ++in_flight_;
+  // Back to the free slots however this call ends (an error, or SimGrid killing the actor while others run).
+  struct Release {
+    LocalStep& step;
+    Slot& slot;
+    ~Release() {
+      --step.in_flight_;
+      step.free_.push_back(&slot);
+    }
+  } release{*this, slot};
+  slot.node = node;
+  // Sampling with replacement keeps every step's batch independent of the others. Drawn here, in the node's
+  // own order, like everything random.
+  for (auto& index : slot.batch) index = shard[batches.below(shard.size())];
+  // The model as it is now: other nodes (an AD-PSGD server) may change x while the task runs.
+  std::copy(x.begin(), x.end(), slot.x.begin());
+  // The wall time this thread spends on the gradient: computing it, or others', or waiting.
+  offload(
+      environment_, port, [this, &slot] { compute(slot, slot.x); }, WallClock::Part::gradient);
+  return slot.gradient;
+}
+
+void LocalStep::compute(Slot& slot, std::span<const float> x) {
+  const std::size_t node = slot.node;
   const learning::Dataset* data = environment_.train;
-  std::span<const std::size_t> rows = batch_;
+  std::span<const std::size_t> rows = slot.batch;
   learning::Dataset augmented;
   if (environment_.augmentation.active()) {
     // The node's own stream, drawn in its own step order: reproducible whatever the interleaving.
-    if (augment_streams_.empty()) {
-      for (std::size_t k = 0; k < environment_.topology->nodes; ++k)
-        augment_streams_.push_back(Rng::stream(environment_.seed, k, Purpose::augment));
-    }
-    augmented = learning::augmented_batch(*data, batch_, environment_.augmentation, augment_streams_[node]);
+    augmented =
+        learning::augmented_batch(*data, slot.batch, environment_.augmentation, augment_streams_[node]);
     data = &augmented;
     rows = identity_rows_;
   }
   // Models with state (BatchNorm) update the node's own running statistics.
-  const double loss =
-      states_ ? environment_.model->loss_and_gradient_with_state(x, (*states_)[node], *data, rows, gradient_)
-              : environment_.model->loss_and_gradient(x, *data, rows, gradient_);
+  const double loss = states_ ? environment_.model->loss_and_gradient_with_state(x, (*states_)[node], *data,
+                                                                                 rows, slot.gradient)
+                              : environment_.model->loss_and_gradient(x, *data, rows, slot.gradient);
   // The step is filled in by whoever knows it (the scenario); the check is one pass over d floats.
   if (!std::isfinite(loss)) throw Diverged({"minibatch loss", -1, node, {}, -1});
-  require_finite(gradient_, "gradient", node, -1);
-  return gradient_;
+  require_finite(slot.gradient, "gradient", node, -1);
 }
 
 void LocalStep::exchange_state(std::size_t node, const topology::Mixing& mixing, protocols::Port& port) {

@@ -1,9 +1,12 @@
 #pragma once
 // The local half of every protocol: draw a minibatch from the node's shard, charge its flops to the simulated
-// host, compute the gradient. Scratch space is shared by all nodes: actors interleave only at Port calls, and
-// the gradient is consumed before the next one.
+// host, compute the gradient. The gradient is computed by the environment's worker pool while the other
+// nodes ready at the same simulated instant run (Port::let_others_run), so the real math of many nodes
+// overlaps; each gradient in flight has its own slot (inputs copied, output), and a caller consumes its
+// gradient before its next Port call, when the slot may be reused.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <vector>
 
@@ -24,11 +27,20 @@ struct Schedule {
 
 class LocalStep {
  public:
+  // Gradients in flight at once, at most (each holds a copy of its model and its gradient): bounds their
+  // memory. A fixed number, so that which calls let the others run (those that find one of these slots free)
+  // does not depend on the thread count.
+  static constexpr std::size_t max_in_flight = 64;
+  // Gradients of fewer flops are computed at once by the calling node: handing them to another thread would
+  // cost more than they do (a thread wake-up and a simcall against a few microseconds of math).
+  static constexpr double min_pooled_flops = 1e5;
   explicit LocalStep(const Environment& environment, const OptimizerSettings& optimizer = {});
   // The minibatch stream of one node.
   Rng batch_stream(std::size_t node) const;
   // Charges the minibatch's flops on `port` (simulated compute time), then returns the minibatch gradient at
-  // `x`. The returned span stays valid until the next call on any node.
+  // `x` as it was when called. The returned span stays valid until the next call on any node. Lets the other
+  // nodes run meanwhile (at the same simulated time), the same way whatever the pool's thread count, so that
+  // the simulation, its traces and its errors do not depend on that count.
   std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches,
                                   protocols::Port& port);
   std::size_t dimension() const { return dimension_; }
@@ -47,14 +59,29 @@ class LocalStep {
   const Environment& environment_;
   std::size_t dimension_;
   double flops_;
+  // Whether gradients may go to the pool: an order-free model and min_pooled_flops (never the thread count).
+  bool pooled_;
   double update_s_;
-  std::vector<std::size_t> batch_;
-  std::vector<float> gradient_;
+  // One gradient computation: the task's own copies of its inputs, and its output.
+  struct Slot {
+    std::size_t node = 0;
+    std::vector<std::size_t> batch;
+    std::vector<float> x;  // unused by the inline slot, which reads the caller's x at once
+    std::vector<float> gradient;
+  };
+  Slot& free_slot();
+  // Augmentation, loss and gradient of `slot` at `x`, with the finiteness checks (any thread).
+  void compute(Slot& slot, std::span<const float> x);
+
+  std::deque<Slot> slots_;  // made on first use; a deque keeps them in place as it grows
+  std::vector<Slot*> free_;
+  std::size_t in_flight_ = 0;
+  Slot inline_;  // small gradients, or max_in_flight in flight: computed at once, without letting others run
   Optimizer optimizer_;
   std::vector<std::vector<float>> own_states_;  // when the environment holds none
   std::vector<std::vector<float>>* states_ = nullptr;
   std::vector<float> mixed_state_;
-  std::vector<Rng> augment_streams_;        // per node, when augmenting
+  std::vector<Rng> augment_streams_;        // per node, when augmenting (one task per node at a time)
   std::vector<std::size_t> identity_rows_;  // 0 .. batch_size − 1: the rows of an augmented batch
 };
 

@@ -76,6 +76,10 @@ class Port {
   // Spends `seconds` of this node's host's time on `work` (seconds at the host's nominal speed: a host slowed
   // by the network's dynamics takes longer).
   virtual void spend(Work work, double seconds) = 0;
+  // Lets the other nodes that are ready at this simulated instant run before this one goes on, without
+  // spending simulated time or executing the work charged so far: their real math can then overlap this
+  // node's (LocalStep::gradient). Whether a port does anything here never depends on the thread count.
+  virtual void let_others_run() {}
   // Simulated seconds, once the work charged so far is done: work is charged lazily and executed at the next
   // send, receive, wait or now().
   virtual double now() = 0;

@@ -18,6 +18,7 @@
 #include "algorithms/protocols/probe.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
+#include "common/worker_pool.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim {
@@ -44,6 +45,9 @@ struct Environment {
   std::vector<std::vector<float>>* states = nullptr;
   // Crops and flips of every minibatch (image data); inactive unless the scenario asks.
   learning::Augmentation augmentation{0, false};
+  // Threads for the real math (gradients); null: each node computes in its own actor. Never changes a
+  // result, only which thread computes it (LocalStep::gradient).
+  WorkerPool* pool = nullptr;
 };
 
 class Protocol {

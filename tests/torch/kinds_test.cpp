@@ -110,6 +110,28 @@ TEST_CASE("resnet BatchNorm statistics: averaged ones are sent and cost exactly 
   CHECK_THAT(c.output, Catch::Contains("averaged"));
 }
 
+TEST_CASE(
+    "torch models give the same trace for every --threads, BatchNorm statistics and intra-op threads too") {
+  const auto dir = testing::temporary_folder("torch-threads");
+  write_tiny_mnist(dir / "mnist", 64, 16);
+  json lenet = scenario(dir / "mnist", {{"kind", "lenet5"}, {"threads", 2}}, dpsgd(4));
+  lenet["data"]["augment"] = {{"crop_padding", 2}, {"horizontal_flip", true}};
+  const json resnet =
+      scenario(dir / "mnist", {{"kind", "resnet"}, {"depth", 8}, {"batch_norm", "averaged"}}, dpsgd(2));
+  for (const json& s : {lenet, resnet}) {
+    INFO(s["model"].dump());
+    const auto one = testing::run_scenario(s, "torch-threads", "--threads 1");
+    INFO(one.output);
+    REQUIRE(one.exit_code == 0);
+    for (const char* threads : {"2", "3"}) {
+      const auto many = testing::run_scenario(s, "torch-threads", std::string("--threads ") + threads);
+      INFO("--threads " << threads << ": " << many.output);
+      REQUIRE(many.exit_code == 0);
+      CHECK(many.trace_text == one.trace_text);
+    }
+  }
+}
+
 TEST_CASE("torch kinds refuse bad input with exit 2 naming the file and the JSON path") {
   const auto dir = testing::temporary_folder("torch-bad");
   write_tiny_mnist(dir / "mnist", 16, 8);

@@ -27,6 +27,9 @@ class TorchNetwork {
   ImageShape input;
   int classes = 0;
   double flops_per_sample = 0;
+  // false when forward may draw from libtorch's global generator (a TorchScript module's dropout): calls
+  // must then keep the simulation's order (Model::order_free).
+  bool order_free = true;
 
  protected:
   // Snapshot of the state tensors as built (BatchNorm: means 0, variances 1; TorchScript: saved values).

@@ -80,17 +80,24 @@ class StateSwap {
   std::vector<float> saved_;
 };
 
+// libtorch's intra-op count is per calling thread (OpenMP): a worker of the simulation's pool must compute
+// with the model's count, or a sum could be split differently than in the simulation's own thread.
+void use_threads(int threads) {
+  if (at::get_num_threads() != threads) at::set_num_threads(threads);
+}
+
 }  // namespace
 
 TorchModel::TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions& options)
     : network_(std::move(network)), options_(options) {
   if (options_.threads < 1) throw InputError("torch model: threads must be at least 1");
   if (options_.l2 < 0) throw InputError("torch model: l2 must not be negative");
-  // Process-wide: one simulation per process, and the simulation itself stays sequential.
+  // Process-wide (one simulation per process); libtorch gives the worker pool's threads the same count.
   at::set_num_threads(options_.threads);
   input_ = network_->input;
   classes_ = network_->classes;
   flops_per_sample_ = network_->flops_per_sample;
+  order_free_ = network_->order_free;
   for (const torch::Tensor& p : network_->parameters) {
     tensor_sizes_.push_back(static_cast<std::size_t>(p.numel()));
     const std::size_t rows = p.dim() >= 2 && p.size(0) > 0 ? static_cast<std::size_t>(p.size(0)) : 1;
@@ -150,6 +157,8 @@ void TorchModel::check(std::size_t params, const Dataset& data) const {
 
 double TorchModel::loss_and_gradient(std::span<const float> params, const Dataset& data,
                                      std::span<const std::size_t> batch, std::span<float> gradient) const {
+  std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   check(params.size(), data);
   if (gradient.size() != dimension_) throw std::invalid_argument("torch model: gradient of the wrong size");
   if (batch.empty()) throw std::invalid_argument("model: empty minibatch");
@@ -170,6 +179,8 @@ double TorchModel::loss_and_gradient(std::span<const float> params, const Datase
 
 Evaluation TorchModel::evaluate(std::span<const float> params, const Dataset& data,
                                 std::span<const std::size_t> subset) const {
+  std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   check(params.size(), data);
   Evaluation result;
   const std::size_t n = subset.empty() ? data.samples() : subset.size();
@@ -202,6 +213,8 @@ Evaluation TorchModel::evaluate(std::span<const float> params, const Dataset& da
 double TorchModel::loss_and_gradient_with_state(std::span<const float> params, std::span<float> state,
                                                 const Dataset& data, std::span<const std::size_t> batch,
                                                 std::span<float> gradient) const {
+  std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   if (state.size() != state_dimension_) throw std::invalid_argument("torch model: state of the wrong size");
   StateSwap swap(*network_, state, state_dimension_);
   const double loss = loss_and_gradient(params, data, batch, gradient);
@@ -211,6 +224,8 @@ double TorchModel::loss_and_gradient_with_state(std::span<const float> params, s
 
 Evaluation TorchModel::evaluate_with_state(std::span<const float> params, std::span<const float> state,
                                            const Dataset& data, std::span<const std::size_t> subset) const {
+  std::lock_guard lock(mutex_);
+  use_threads(options_.threads);
   if (state.size() != state_dimension_) throw std::invalid_argument("torch model: state of the wrong size");
   StateSwap swap(*network_, state, state_dimension_);
   return evaluate(params, data, subset);

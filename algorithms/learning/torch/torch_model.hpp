@@ -9,6 +9,7 @@
 // docs/learning.md for the measured share).
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,8 @@ class TorchModel final : public Model {
   std::vector<std::size_t> tensor_sizes() const override { return tensor_sizes_; }
   std::vector<Shape> tensor_shapes() const override { return tensor_shapes_; }
 
+  // LeNet-5 and ResNet draw nothing at random; a TorchScript module might (dropout), so it is not.
+  bool order_free() const override { return order_free_; }
   std::size_t state_dimension() const override { return state_dimension_; }
   std::vector<std::size_t> state_tensor_sizes() const override { return state_tensor_sizes_; }
   void initialize_state(std::span<float> state) const override;
@@ -75,6 +78,9 @@ class TorchModel final : public Model {
  private:
   void check(std::size_t params, const Dataset& data) const;
 
+  // One network whose tensors every call loads and overwrites: calls from several threads (the simulation's
+  // worker pool) take turns. Recursive because the *_with_state calls wrap the plain ones.
+  mutable std::recursive_mutex mutex_;
   std::unique_ptr<TorchNetwork> network_;
   TorchOptions options_;
   ImageShape input_;
@@ -85,6 +91,7 @@ class TorchModel final : public Model {
   std::vector<Shape> tensor_shapes_;  // out × the rest for weights and kernels, 1 × n for vectors
   std::vector<std::size_t> state_tensor_sizes_;
   double flops_per_sample_ = 0;
+  bool order_free_ = true;
 };
 
 // LeNet-5 (LeCun et al. 1998) in its common modern form: conv 6@5x5 (padding 2) - ReLU - max-pool 2 -

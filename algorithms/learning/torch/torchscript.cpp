@@ -35,6 +35,7 @@ class ScriptNetwork : public TorchNetwork {
       state.push_back(b);
     }
     capture_initial_state();
+    order_free = false;  // forward is the user's: it may use dropout
   }
   torch::Tensor forward(const torch::Tensor& x) override { return module_.forward({x}).toTensor(); }
   void train(bool on) override { module_.train(on); }
