@@ -171,8 +171,8 @@ Received SimPort::receive_within(std::size_t from) {
     } catch (const simgrid::TimeoutException&) {
       return missing();  // the comm is cancelled
     } catch (const simgrid::Exception&) {
-      // The link failed under the message. SimGrid tells both ends at once, but nothing tells a real receiver:
-      // it finds out when its timeout expires.
+      // The link failed under the message. SimGrid tells both ends at once, but nothing tells a real
+      // receiver: it finds out when its timeout expires.
       s4u::this_actor::sleep_until(deadline);
       return missing();
     }
