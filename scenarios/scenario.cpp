@@ -257,8 +257,8 @@ void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::s
   setup.batch_size = batch_size;
   setup.compressor = std::move(compressor);
   setup.draws = draws;
-  setup.reference = samples > 0 ? draw_subset(problem_.train.samples(), samples, seed_)
-                                : draw_subset(problem_.train.samples(), problem_.train.samples(), seed_);
+  setup.reference =
+      draw_subset(problem_.train.samples(), samples > 0 ? samples : problem_.train.samples(), seed_);
   setup.seed = seed_;
   observer_options_.variance = std::make_shared<observation::EstimatorVariance>(std::move(setup));
 }
