@@ -40,6 +40,16 @@ LevelTable::LevelTable(std::vector<double> levels) {
     shape_ = has_zero_ ? Shape::mirrored_uniform : Shape::evenly_spaced;
     steps_ = static_cast<float>(static_cast<double>(levels.size() - 1) / (levels.back() - levels.front()));
   }
+  // Halving tables: the positive levels are 2^k, k = min_exponent..0 (a normal float each), mirrored below.
+  const std::size_t positives = values_.size() / 2, first = values_.size() - positives;
+  const int min_exponent = 1 - static_cast<int>(positives);
+  bool halving = shape_ == Shape::general && min_exponent >= -126 &&
+                 values_.size() == 2 * positives + (has_zero_ ? 1 : 0);
+  for (std::size_t m = 0; halving && m < positives; ++m) {
+    const float level = std::ldexp(1.0f, min_exponent + static_cast<int>(m));
+    halving = values_[first + m] == level && values_[positives - 1 - m] == -level;
+  }
+  if (halving) halving_ = Halving{min_exponent, static_cast<std::uint32_t>(positives)};
   // About four cells per level, at least 1024; one extra cell for y at the top end.
   const std::size_t cells = std::clamp<std::size_t>(4 * values_.size(), 1024, 1u << 18);
   const double low = values_.front(), high = values_.back();

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -36,6 +37,15 @@ class LevelTable {
   std::size_t magnitudes() const { return size() / 2; }
   // ceil(log2(size())): the width of a fixed-width index.
   unsigned index_bits() const { return index_bits_; }
+
+  // Tables whose nonzero levels are exactly ±2^k for every k from min_exponent to 0, with or without a zero
+  // (NUQSGD's tables with p = 1/2): the interval of y then follows from y's exponent bits (simd.cpp), with no
+  // search. count = the number of positive levels, 1 - min_exponent.
+  struct Halving {
+    std::int32_t min_exponent = 0;
+    std::uint32_t count = 0;
+  };
+  const std::optional<Halving>& halving() const { return halving_; }
 
   // The core. `y` is a normalised value (clamped to [-1, 1]); `u` a uniform draw in [0, 1).
   // Returns the index of the level chosen. Finding the interval depends on the table's shape (arithmetic on
@@ -116,6 +126,7 @@ class LevelTable {
   float grid_scale_ = 0;             // cells per unit of y
   bool has_zero_ = false;
   std::size_t zero_index_ = 0;
+  std::optional<Halving> halving_;
   unsigned index_bits_ = 0;
 };
 

@@ -26,7 +26,7 @@ simd::RoundJob simd::round_job(const LevelTable& table, float norm) {
     job.factor = norm;
     job.divide = true;
   }
-  table.with_rounder([&job](const auto& rounder) {
+  table.with_rounder([&job, &table](const auto& rounder) {
     using R = std::decay_t<decltype(rounder)>;
     if constexpr (std::is_same_v<R, LevelTable::MirroredUniform>) {
       job.shape = simd::RoundJob::Shape::mirrored_uniform;
@@ -47,6 +47,12 @@ simd::RoundJob simd::round_job(const LevelTable& table, float norm) {
       if (job.last < 16) {
         std::copy(job.values, job.values + job.last + 1, job.padded_values);
         std::copy(job.inverse_gap, job.inverse_gap + job.last + 1, job.padded_inverse_gap);
+      }
+      if (const auto& halving = table.halving()) {
+        job.shape = simd::RoundJob::Shape::halving;
+        job.min_exponent = halving->min_exponent;
+        job.count = halving->count;
+        job.zero = table.has_zero() ? 1 : 0;
       }
     }
   });

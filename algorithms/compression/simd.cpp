@@ -34,6 +34,7 @@ HWY_INLINE std::uint32_t round_one(const RoundJob& job, float x, std::uint64_t d
     case RoundJob::Shape::evenly_spaced:
       return LevelTable::EvenlySpaced{job.low, job.steps, job.last}(y, u);
     case RoundJob::Shape::general:
+    case RoundJob::Shape::halving:
       break;
   }
   // The largest j <= last with values[j] <= y: where the grid walk of LevelTable::General ends.
@@ -166,7 +167,27 @@ HWY_INLINE VI round_vector(const RoundJob& job, const float* v, const std::uint6
   // walk ends.
   const VF c = hn::Min(hn::Max(y, hn::Set(df, job.low)), hn::Set(df, job.high));
   VI j = hn::Zero(di);
-  if (job.last <= 32) {
+  if constexpr (shape == RoundJob::Shape::halving) {
+    // Levels ±2^k, k = min_exponent..0 (count of each sign), and maybe 0 between them. With E the exponent
+    // of c (-127 for zeros and subnormals): c >= 0 is at or above the count-clamped number of positive levels
+    // with k <= E; c < 0 at or above the negative levels with 2^k >= |c|, i.e. k >= ceil(log2 |c|).
+    const VI zero = hn::Zero(di);
+    const VI count = hn::Set(di, static_cast<std::int32_t>(job.count));
+    const auto clamp = [&](VI a) { return hn::Min(hn::Max(a, zero), count); };
+    const VI bits = hn::BitCast(di, c);
+    const VI magnitude = hn::And(bits, hn::Set(di, 0x7FFFFFFF));
+    const VI exponent = hn::Sub(hn::ShiftRight<23>(magnitude), hn::Set(di, 127));
+    const auto first_positive = static_cast<std::int32_t>(job.count + job.zero);
+    const VI above = hn::Min(
+        hn::Add(clamp(hn::Sub(exponent, hn::Set(di, job.min_exponent - 1))), hn::Set(di, first_positive - 1)),
+        hn::Set(di, static_cast<std::int32_t>(job.last)));
+    // A true comparison is -1: subtracting it adds one.
+    const VI ceiling =
+        hn::Sub(exponent, hn::VecFromMask(di, hn::Ne(hn::And(magnitude, hn::Set(di, 0x7FFFFF)), zero)));
+    VI below = hn::Sub(clamp(hn::Sub(hn::Set(di, 1), ceiling)), hn::Set(di, 1));
+    if (job.zero) below = hn::Sub(below, hn::VecFromMask(di, hn::Eq(magnitude, zero)));  // -0 is on level 0
+    j = hn::IfThenElse(hn::Lt(bits, zero), below, above);
+  } else if (job.last <= 32) {
     // Small tables (NUQSGD's): count the levels at or below y.
     for (std::uint32_t t = 1; t <= job.last; ++t)
       j = hn::Sub(j, hn::VecFromMask(di, hn::RebindMask(di, hn::Le(hn::Set(df, job.values[t]), c))));
@@ -202,6 +223,8 @@ HWY_INLINE void with_shape(const RoundJob& job, Body body) {
       return body(std::integral_constant<RoundJob::Shape, RoundJob::Shape::mirrored_uniform>{});
     case RoundJob::Shape::evenly_spaced:
       return body(std::integral_constant<RoundJob::Shape, RoundJob::Shape::evenly_spaced>{});
+    case RoundJob::Shape::halving:
+      return body(std::integral_constant<RoundJob::Shape, RoundJob::Shape::halving>{});
     case RoundJob::Shape::general:
       break;
   }

@@ -22,16 +22,19 @@ const char* instruction_set();
 // One bucket's rounding, as LevelTable::with_rounder describes it: y = v * factor (or v / factor when the
 // norm is too small to have a float inverse), then the rounder of the table's shape.
 struct RoundJob {
-  enum class Shape { mirrored_uniform, evenly_spaced, general };
+  // halving: a general table with LevelTable::halving(), whose interval comes from y's exponent bits.
+  enum class Shape { mirrored_uniform, evenly_spaced, general, halving };
   Shape shape = Shape::general;
   float factor = 1;
   bool divide = false;
   float steps = 0;                     // mirrored_uniform, evenly_spaced
-  std::uint32_t zero = 0;              // mirrored_uniform
-  float low = 0, high = 0;             // evenly_spaced (low), general (both)
+  std::uint32_t zero = 0;              // mirrored_uniform; halving: 1 when the table has a zero
+  float low = 0, high = 0;             // evenly_spaced (low), general and halving (both)
   std::uint32_t last = 0;              // size() - 2
   const float* values = nullptr;       // general
   const float* inverse_gap = nullptr;  // general
+  std::int32_t min_exponent = 0;       // halving: LevelTable::Halving
+  std::uint32_t count = 0;             // halving
   // The same two tables padded with zeros to the longest vector (16 floats), for tables that fit one.
   float padded_values[16] = {};
   float padded_inverse_gap[16] = {};

@@ -79,9 +79,14 @@ TEST_CASE("every instruction set rounds exactly as the scalar rounders do") {
                                           LevelTable::code_uniform(4),
                                           LevelTable::code_uniform(1),
                                           LevelTable::exponential(7, 0.5),
+                                          LevelTable::exponential(1, 0.5),
+                                          LevelTable::exponential(2, 0.5),
+                                          LevelTable::exponential(20, 0.5),
                                           LevelTable::exponential(3, 0.7),
                                           LevelTable::exponential(40, 0.9),
                                           LevelTable::code_exponential(4, 0.5),
+                                          LevelTable::code_exponential(2, 0.5),
+                                          LevelTable::code_exponential(6, 0.5),
                                           LevelTable::code_exponential(8, 0.9)};
   Rng rng(7);
   for (const LevelTable& table : tables) {

@@ -26,6 +26,22 @@ TEST_CASE("level tables hold the paper's and the official code's levels") {
   CHECK(LevelTable::uniform(3).zero_index() == 3);
 }
 
+TEST_CASE("tables of levels 0 and ±2^k, k = -s..0, are known as halving tables") {
+  const auto halving = [](const LevelTable& table) { return table.halving().has_value(); };
+  REQUIRE(halving(LevelTable::exponential(7, 0.5)));
+  CHECK(LevelTable::exponential(7, 0.5).halving()->min_exponent == -7);
+  CHECK(LevelTable::exponential(7, 0.5).halving()->count == 8);
+  REQUIRE(halving(LevelTable::code_exponential(4, 0.5)));
+  CHECK(LevelTable::code_exponential(4, 0.5).halving()->min_exponent == -7);
+  CHECK(halving(LevelTable::exponential(2, 0.5)));
+  CHECK(halving(LevelTable::code_exponential(2, 0.5)));
+  CHECK_FALSE(halving(LevelTable::exponential(3, 0.7)));
+  CHECK_FALSE(halving(LevelTable::code_exponential(4, 0.9)));
+  CHECK_FALSE(halving(LevelTable::exponential(1, 0.5)));  // {0, ±1/2, ±1} is evenly spaced: its own rounder
+  CHECK_FALSE(halving(LevelTable::uniform(4)));
+  CHECK_FALSE(halving(LevelTable::code_exponential(1, 0.5)));  // ±1 alone, evenly spaced too
+}
+
 TEST_CASE("buckets with subnormal or huge norms quantize without overflow or NaN") {
   auto q = make_compressor(R"({"kind": "qsgd", "levels": 4, "coding": "fixed"})");
   Rng rng(3);
