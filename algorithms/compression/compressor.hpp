@@ -80,6 +80,14 @@ class Compressor {
   // compressor can hand its tail to an inner decoder and still report where in the whole message it broke.
   virtual void decode_from(std::span<const std::uint8_t> message, std::size_t start,
                            std::span<float> out) const = 0;
+  // The decoded d-vector in sparse form: ascending `positions` and their `values`, every other coordinate
+  // +0. Kinds that select coordinates give it (so a receiver adds a message into a vector in O(k), not
+  // O(d)); the others return false and the caller decodes densely. Same errors as decode_into().
+  virtual bool decode_sparse(std::span<const std::uint8_t> /*bytes*/, std::size_t /*dimension*/,
+                             std::vector<std::uint32_t>& /*positions*/,
+                             std::vector<float>& /*values*/) const {
+    return false;
+  }
 
  private:
   Layout layout_;

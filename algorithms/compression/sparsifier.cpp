@@ -197,37 +197,46 @@ void Sparsifier::encode_into(std::span<const float> values, Rng& rng, Bytes& out
   inner_->encode_into(kept_buffer, rng, out);
 }
 
-void Sparsifier::decode_from(std::span<const std::uint8_t> message, std::size_t start,
-                             std::span<float> out) const {
-  const std::size_t d = out.size();
+void Sparsifier::decode_kept(std::span<const std::uint8_t> message, std::size_t start, std::size_t d,
+                             std::vector<std::uint32_t>& positions, std::vector<float>& values) const {
   BitReader in(message, start, "sparsifier");
   std::size_t next = 0;
   if (selection_ == Selection::threshold) {
     // Gaps until one lands on position d; each is at most d + 1 - next.
-    position_buffer.clear();
+    positions.clear();
     for (;;) {
       const std::size_t position = next - 1 + read_elias(in, code_, d + 1 - next, "position gap");
       if (position == d) break;
-      position_buffer.push_back(static_cast<std::uint32_t>(position));
+      positions.push_back(static_cast<std::uint32_t>(position));
       next = position + 1;
     }
   } else {
     const std::size_t k = kept(d);
-    position_buffer.resize(k);
+    positions.resize(k);
     for (std::size_t j = 0; j < k; ++j) {
       // Leave room for the k - j - 1 positions still to come.
       const std::size_t limit = d - next - (k - j - 1);
       const std::size_t position = next - 1 + read_elias(in, code_, limit, "position gap");
-      position_buffer[j] = static_cast<std::uint32_t>(position);
+      positions[j] = static_cast<std::uint32_t>(position);
       next = position + 1;
     }
   }
-  const std::size_t k = position_buffer.size();
   in.align();
-  kept_buffer.resize(k);
-  inner_->decode_from(message, in.byte_offset(), kept_buffer);
+  values.resize(positions.size());
+  inner_->decode_from(message, in.byte_offset(), values);
+}
+
+void Sparsifier::decode_from(std::span<const std::uint8_t> message, std::size_t start,
+                             std::span<float> out) const {
+  decode_kept(message, start, out.size(), position_buffer, kept_buffer);
   std::fill(out.begin(), out.end(), 0.0f);
-  for (std::size_t j = 0; j < k; ++j) out[position_buffer[j]] = kept_buffer[j];
+  for (std::size_t j = 0; j < position_buffer.size(); ++j) out[position_buffer[j]] = kept_buffer[j];
+}
+
+bool Sparsifier::decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension,
+                               std::vector<std::uint32_t>& positions, std::vector<float>& values) const {
+  decode_kept(bytes, 0, dimension, positions, values);
+  return true;
 }
 
 }  // namespace sgdsim::compression

@@ -34,6 +34,8 @@ class Sparsifier final : public Compressor {
   void encode_into(std::span<const float> values, Rng& rng, Bytes& out) const override;
   void decode_from(std::span<const std::uint8_t> message, std::size_t start,
                    std::span<float> out) const override;
+  bool decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension,
+                     std::vector<std::uint32_t>& positions, std::vector<float>& values) const override;
 
   // The kept positions for `values`, ascending (top-k: largest |x|, ties to the lower index).
   void select(std::span<const float> values, Rng& rng, std::vector<std::uint32_t>& positions) const;
@@ -42,6 +44,9 @@ class Sparsifier final : public Compressor {
   const Compressor& inner() const { return *inner_; }
 
  private:
+  // Reads message[start, ...) of a d-vector: the kept positions, then the inner compressor's values.
+  void decode_kept(std::span<const std::uint8_t> message, std::size_t start, std::size_t d,
+                   std::vector<std::uint32_t>& positions, std::vector<float>& values) const;
   // Top-k into `positions`; returns true (and selects nothing) when some value is not finite.
   bool select_top(std::span<const float> values, std::size_t k, std::vector<std::uint32_t>& positions) const;
   // Every position with |x| > threshold into `positions`; returns true when some value is not finite.

@@ -80,4 +80,10 @@ void Encoders::decode(std::span<const std::uint8_t> bytes, std::span<float> out)
   compressor_->decode_into(bytes, out);
 }
 
+bool Encoders::decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension,
+                             std::vector<std::uint32_t>& positions, std::vector<float>& values) const {
+  WallClock::Scope timer(clock_, WallClock::Part::compression);
+  return compressor_->decode_sparse(bytes, dimension, positions, values);
+}
+
 }  // namespace sgdsim::protocols

@@ -61,6 +61,9 @@ class Encoders {
               NodeStats& stats);
   // Decodes a received message into `out` (length d).
   void decode(std::span<const std::uint8_t> bytes, std::span<float> out) const;
+  // The same message in sparse form when the compressor has one (Compressor::decode_sparse); else false.
+  bool decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension,
+                     std::vector<std::uint32_t>& positions, std::vector<float>& values) const;
 
   const compression::Compressor& compressor() const { return *compressor_; }
   // The compressor's kind name (for checks of its capabilities).

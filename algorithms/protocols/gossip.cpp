@@ -80,6 +80,27 @@ void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float>
   if (!held_.empty()) axpy(held_[holder][k], 1.0f, q);
 }
 
+// A sparse message touches only its k coordinates. Skipping the others changes no bit: adding +0 leaves any
+// float but -0 unchanged, and m_i and the held copies start at +0 and only ever gain sums, which are -0 only
+// when both terms are.
+void Gossip::receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes) {
+  if (!encoders_.decode_sparse(bytes, dimension_, positions_, values_)) {
+    encoders_.decode(bytes, q_);
+    apply(holder, owner, q_);
+    return;
+  }
+  const auto& neighbors = environment_.topology->neighbors[holder];
+  std::size_t k = 0;
+  while (neighbors[k] != owner) ++k;
+  const auto w = static_cast<float>(mixing_.neighbor[holder][k]);
+  float* mixed = nodes_[holder].mixed.data();
+  for (std::size_t j = 0; j < positions_.size(); ++j) mixed[positions_[j]] += w * values_[j];
+  if (!held_.empty()) {
+    float* held = held_[holder][k].data();
+    for (std::size_t j = 0; j < positions_.size(); ++j) held[positions_[j]] += values_[j];
+  }
+}
+
 void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port& port) {
   Node& node = nodes_[i];
   for (std::size_t c = 0; c < dimension_; ++c) difference_[c] = target[c] - node.copy[c];
@@ -166,8 +187,7 @@ void Gossip::gather(std::size_t i, protocols::Port& port) {
   for (std::size_t j : environment_.topology->neighbors[i]) {
     std::optional<protocols::Bytes> message = port.receive(j);
     if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
-    encoders_.decode(*message, q_);
-    apply(i, j, q_);
+    receive_update(i, j, *message);
     port.spend(Work::decode, encoders_.decode_s());
     port.spend(Work::mixing,
                environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(dimension_)));
@@ -190,8 +210,7 @@ void Gossip::gather_framed(std::size_t i, protocols::Port& port) {
       for (int b = 0; b < 4; ++b) length |= static_cast<std::uint32_t>(m[1 + b]) << (8 * b);
       at = 5 + length;
       if (m.size() < at) throw std::logic_error("framed gossip message too short");
-      encoders_.decode(Bytes(m.begin() + 5, m.begin() + static_cast<std::ptrdiff_t>(at)), q_);
-      apply(i, j, q_);
+      receive_update(i, j, std::span<const std::uint8_t>(m).subspan(5, length));
       port.spend(Work::decode, encoders_.decode_s());
       port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d)));
     }

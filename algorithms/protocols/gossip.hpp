@@ -3,6 +3,7 @@
 // Per node: the model x_i, its public copy x̂_i (identical at every holder), and m_i = Σ_{j ∈ N_i ∪ {i}} w_ij
 // x̂_j, so the state is three vectors whatever the degree. Copies only ever change by *decoded* messages.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -50,6 +51,8 @@ class Gossip {
 
  private:
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);
+  // Decodes a neighbour's update q and applies it to the holder (as apply() does).
+  void receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes);
 
   const Environment& environment_;
   topology::Mixing mixing_;
@@ -58,7 +61,9 @@ class Gossip {
   std::size_t dimension_;
   Encoders encoders_;
   std::vector<Node> nodes_;
-  std::vector<float> difference_, q_;  // shared scratch, used between Port calls only (see LocalStep)
+  std::vector<float> difference_, q_;     // shared scratch, used between Port calls only (see LocalStep)
+  std::vector<std::uint32_t> positions_;  // shared scratch: a sparse message's positions and values
+  std::vector<float> values_;
   double consensus_s_ = 0;
   std::vector<Bytes> outbox_;  // per node: its last message, which sends still read after yielding
   // Failures: per node and neighbour (index in neighbors[i]), the sum of its copy updates that neighbour has

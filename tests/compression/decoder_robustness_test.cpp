@@ -1,5 +1,5 @@
 // Decoders against damaged bytes: every truncation and extension of valid messages, single bit flips, and
-// random buffers. A decoder owes its caller, whatever the bytes, one of two outcomes: a DecodeError naming
+// random buffers, in the dense and (for kinds that have one) the sparse form. A decoder owes its caller, whatever the bytes, one of two outcomes: a DecodeError naming
 // the byte offset, or exactly d values, each finite unless it is a float32 copied verbatim from the bytes
 // (the fp32 payload of `none` and of a sparsifier's kept values). Anything else (another exception, an
 // out-of-bounds read caught by the sanitizer build, a crash) fails.
@@ -43,6 +43,31 @@ bool copied_from(float value, std::span<const std::uint8_t> bytes) {
   return std::search(bytes.begin(), bytes.end(), std::begin(pattern), std::end(pattern)) != bytes.end();
 }
 
+// The sparse form of a kind that has one (Compressor::decode_sparse) must agree with the dense decoding:
+// the same refusal, or ascending positions below d whose values, scattered into zeros, are the dense values
+// bit for bit. `dense` is null when the dense decoder refused. Returns the broken promise, or "".
+std::string sparse_disagrees(const Compressor& c, std::span<const std::uint8_t> bytes, std::size_t d,
+                             const std::vector<float>* dense) {
+  std::vector<std::uint32_t> positions;
+  std::vector<float> kept;
+  try {
+    if (!c.decode_sparse(bytes, d, positions, kept)) return "";
+  } catch (const DecodeError&) {
+    return dense ? "the sparse decoder refused what the dense one decoded" : "";
+  }
+  if (!dense) return "the sparse decoder decoded what the dense one refused";
+  if (positions.size() != kept.size()) return "sparse positions and values differ in number";
+  std::vector<float> scattered(d, 0.0f);
+  for (std::size_t j = 0; j < positions.size(); ++j) {
+    if (positions[j] >= d || (j > 0 && positions[j] <= positions[j - 1]))
+      return "sparse positions are not ascending below d";
+    scattered[positions[j]] = kept[j];
+  }
+  if (std::memcmp(scattered.data(), dense->data(), d * sizeof(float)) != 0)
+    return "the sparse decoding differs from the dense one";
+  return "";
+}
+
 // Decodes `bytes` and checks the decoder's promises (see the top of this file). Only DecodeError may escape
 // the decoder; any other exception propagates and fails the test.
 Outcome decode(const Compressor& c, std::span<const std::uint8_t> bytes, std::size_t d) {
@@ -53,9 +78,13 @@ Outcome decode(const Compressor& c, std::span<const std::uint8_t> bytes, std::si
   } catch (const DecodeError& e) {
     if (std::string(e.what()).find("byte offset") == std::string::npos)
       outcome.broken = std::string("a DecodeError without a byte offset: ") + e.what();
+    else
+      outcome.broken = sparse_disagrees(c, bytes, d, nullptr);
     return outcome;
   }
   outcome.decoded = true;
+  outcome.broken = sparse_disagrees(c, bytes, d, &values);
+  if (!outcome.broken.empty()) return outcome;
   if (values.size() != d) {
     outcome.broken = "decoded " + std::to_string(values.size()) + " values instead of " + std::to_string(d);
     return outcome;
