@@ -62,7 +62,7 @@ MemoryParts estimate_memory(const nlohmann::json& model, const nlohmann::json& a
   const auto d = static_cast<double>(dimension);
   const double degree = 2.0 * static_cast<double>(topology.edges.size()) / std::max(1.0, n);
   const auto data_bytes = [](const learning::Dataset& set) {
-    return static_cast<double>(set.features.size()) * sizeof(float) +
+    return static_cast<double>(set.sample_bytes()) +
            static_cast<double>(set.samples()) * (sizeof(std::int32_t) + sizeof(float));
   };
   // A minibatch is gathered into a batch x features matrix; an MLP keeps every layer's activations and their

@@ -47,13 +47,13 @@ Dataset augmented_batch(const Dataset& data, std::span<const std::size_t> batch,
   out.classes = data.classes;
   out.class_values = data.class_values;
   out.image = data.image;
-  out.features.resize(static_cast<Eigen::Index>(batch.size()), data.features.cols());
+  out.features.resize(static_cast<Eigen::Index>(batch.size()), static_cast<Eigen::Index>(data.dimension()));
   out.labels.reserve(batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch[i] >= data.samples())
       throw std::out_of_range("augmented_batch: sample index beyond the data set");
     const auto row = static_cast<Eigen::Index>(i);
-    out.features.row(row) = data.features.row(static_cast<Eigen::Index>(batch[i]));
+    data.copy_row(batch[i], out.features.row(row).data());
     augment_image(std::span<float>(out.features.row(row).data(), data.dimension()), data.image, augmentation,
                   rng);
     if (!data.labels.empty()) out.labels.push_back(data.labels[batch[i]]);

@@ -1,5 +1,6 @@
 #include "algorithms/learning/cifar10.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "algorithms/learning/file_bytes.hpp"
@@ -16,9 +17,9 @@ constexpr std::size_t pixels = channels * side * side;
 
 // Appends the rows of `part` to `whole` (the training set comes in five files).
 void append(Dataset& whole, const Dataset& part) {
-  const Eigen::Index old_rows = whole.features.rows();
-  whole.features.conservativeResize(old_rows + part.features.rows(), static_cast<Eigen::Index>(pixels));
-  whole.features.bottomRows(part.features.rows()) = part.features;
+  const Eigen::Index old_rows = whole.pixels.rows();
+  whole.pixels.conservativeResize(old_rows + part.pixels.rows(), static_cast<Eigen::Index>(pixels));
+  whole.pixels.bottomRows(part.pixels.rows()) = part.pixels;
   whole.labels.insert(whole.labels.end(), part.labels.begin(), part.labels.end());
 }
 
@@ -26,7 +27,7 @@ Dataset empty_set() {
   Dataset data;
   data.classes = classes;
   data.image = ImageShape{channels, side, side};
-  data.features.resize(0, static_cast<Eigen::Index>(pixels));
+  data.pixels.resize(0, static_cast<Eigen::Index>(pixels));
   return data;
 }
 
@@ -54,9 +55,8 @@ Dataset parse_cifar10(const std::vector<unsigned char>& bytes, const std::string
   }
   const std::size_t n = bytes.size() / cifar10_record_bytes;
   Dataset data = empty_set();
-  data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(pixels));
+  data.pixels.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(pixels));
   data.labels.resize(n);
-  const float scale = 1.0f / 255.0f;
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned char* record = bytes.data() + i * cifar10_record_bytes;
     if (record[0] >= classes) {
@@ -65,8 +65,7 @@ Dataset parse_cifar10(const std::vector<unsigned char>& bytes, const std::string
                        ") is not a class from 0 to 9");
     }
     data.labels[i] = record[0];
-    float* out = data.features.row(static_cast<Eigen::Index>(i)).data();
-    for (std::size_t j = 0; j < pixels; ++j) out[j] = static_cast<float>(record[1 + j]) * scale;
+    std::copy(record + 1, record + 1 + pixels, data.pixels.row(static_cast<Eigen::Index>(i)).data());
   }
   return data;
 }

@@ -1,5 +1,6 @@
 #include "algorithms/learning/fashion_mnist.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "algorithms/learning/idx.hpp"
@@ -47,13 +48,9 @@ Dataset load_split(const std::string& dir, const std::string& prefix, const std:
     data.labels[i] = labels.values[i];
   }
   constexpr int pixels = side * side;
-  data.features.resize(static_cast<Eigen::Index>(n), pixels);
-  const float scale = 1.0f / 255.0f;
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned char* row = images.values.data() + i * pixels;
-    float* out = data.features.row(static_cast<Eigen::Index>(i)).data();
-    for (int j = 0; j < pixels; ++j) out[j] = static_cast<float>(row[j]) * scale;
-  }
+  data.pixels.resize(static_cast<Eigen::Index>(n), pixels);
+  std::copy(images.values.begin(), images.values.begin() + static_cast<std::ptrdiff_t>(n * pixels),
+            data.pixels.data());
   return data;
 }
 

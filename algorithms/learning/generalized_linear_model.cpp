@@ -81,7 +81,11 @@ Eigen::MatrixXd GeneralizedLinearModel::hessian(std::span<const double> params, 
   const Eigen::Map<const Eigen::VectorXd> w(params.data(), d);
   // Rows x~ = [x, 1] scaled by sqrt(phi''(z)/n), so that H = X~^T X~ + l2 I.
   Eigen::MatrixXd scaled(n, d + 1);
-  scaled.leftCols(d) = data.features.cast<double>();
+  std::vector<double> row(features_);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    data.copy_row(static_cast<std::size_t>(i), row.data());
+    scaled.row(i).head(d) = Eigen::Map<const Eigen::RowVectorXd>(row.data(), d);
+  }
   scaled.col(d).setOnes();
   const Eigen::VectorXd z = scaled.leftCols(d) * w + Eigen::VectorXd::Constant(n, params[features_]);
   for (Eigen::Index i = 0; i < n; ++i) {

@@ -93,11 +93,10 @@ class BlockModel : public ModelBase {
 
   template <typename T>
   static RowMatrix<T> gather(const Dataset& data, std::span<const std::size_t> rows) {
-    RowMatrix<T> x(static_cast<Eigen::Index>(rows.size()), data.features.cols());
+    RowMatrix<T> x(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(data.dimension()));
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (rows[i] >= data.samples()) throw std::out_of_range("model: sample index beyond the data set");
-      x.row(static_cast<Eigen::Index>(i)) =
-          data.features.row(static_cast<Eigen::Index>(rows[i])).template cast<T>();
+      data.copy_row(rows[i], x.row(static_cast<Eigen::Index>(i)).data());
     }
     return x;
   }

@@ -59,7 +59,10 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
 
 void keep_first(Dataset& data, std::size_t limit) {
   if (limit == 0 || limit >= data.samples()) return;
-  data.features.conservativeResize(static_cast<Eigen::Index>(limit), Eigen::NoChange);
+  if (data.holds_bytes())
+    data.pixels.conservativeResize(static_cast<Eigen::Index>(limit), Eigen::NoChange);
+  else
+    data.features.conservativeResize(static_cast<Eigen::Index>(limit), Eigen::NoChange);
   if (!data.labels.empty()) data.labels.resize(limit);
   if (!data.targets.empty()) data.targets.resize(limit);
 }

@@ -69,11 +69,20 @@ TEST_CASE("a Fashion-MNIST folder loads with pixels scaled to [0, 1]") {
   CHECK(p.train.labels == std::vector<std::int32_t>{9, 0, 4});
   CHECK(p.test.labels == std::vector<std::int32_t>{1, 2});
   CHECK(p.train.classes == 10);
-  CHECK(p.train.features(0, 0) == 0.0f);
-  CHECK(p.train.features(0, 1) == Approx(7.0 / 255));
-  CHECK(p.test.features(0, 0) == 1.0f);
-  CHECK(p.train.features.minCoeff() >= 0.0f);
-  CHECK(p.train.features.maxCoeff() <= 1.0f);
+  CHECK(p.train.feature(0, 0) == 0.0f);
+  CHECK(p.train.feature(0, 1) == Approx(7.0 / 255));
+  CHECK(p.test.feature(0, 0) == 1.0f);
+  // The images stay bytes; every read gives exactly the float byte * (1/255) that models always saw.
+  REQUIRE(p.train.holds_bytes());
+  CHECK(p.train.feature(0, 1) == 7.0f * (1.0f / 255.0f));
+  std::vector<float> row(784);
+  std::vector<double> wide(784);
+  p.train.copy_row(1, row.data());
+  p.train.copy_row(1, wide.data());
+  for (std::size_t c = 0; c < 784; ++c) {
+    CHECK(row[c] == static_cast<float>(p.train.pixels(1, static_cast<Eigen::Index>(c))) * (1.0f / 255.0f));
+    CHECK(wide[c] == static_cast<double>(row[c]));
+  }
   // Relative paths resolve against the scenario's folder; "samples" keeps the first n.
   const Problem q = load(R"({"dataset": "fashion-mnist", "path": ")" + dir.path().filename().string() +
                              R"(", "samples": 2, "test_samples": 1})",
@@ -159,9 +168,10 @@ TEST_CASE("the installed Debian Fashion-MNIST loads: 60000 + 10000 images, 6000 
   std::vector<int> counts(10);
   for (int label : p.train.labels) ++counts.at(static_cast<std::size_t>(label));
   CHECK(counts == std::vector<int>(10, 6000));
-  CHECK(p.train.features.minCoeff() == 0.0f);
-  CHECK(p.train.features.maxCoeff() == 1.0f);
-  const double mean = p.train.features.cast<double>().mean();
+  REQUIRE(p.train.holds_bytes());  // a quarter of the memory of floats
+  CHECK(p.train.pixels.minCoeff() == 0);
+  CHECK(p.train.pixels.maxCoeff() == 255);
+  const double mean = p.train.pixels.cast<double>().mean() / 255.0;
   CHECK(mean == Approx(0.286).margin(0.01));  // the published mean pixel intensity of Fashion-MNIST
   WARN("loading Fashion-MNIST took " << seconds << " s");
 }

@@ -22,7 +22,7 @@ double squared_norm(std::span<const float> params) {
 }
 
 // The samples `rows` of `data` as a float tensor N x C x H x W. Rows are contiguous CHW images already, so
-// this is one memcpy per sample.
+// this is one copy per sample.
 torch::Tensor gather_images(const Dataset& data, std::span<const std::size_t> rows, const ImageShape& shape) {
   torch::Tensor x = torch::empty(
       {static_cast<std::int64_t>(rows.size()), shape.channels, shape.height, shape.width}, torch::kFloat32);
@@ -30,8 +30,7 @@ torch::Tensor gather_images(const Dataset& data, std::span<const std::size_t> ro
   const std::size_t size = shape.size();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i] >= data.samples()) throw std::out_of_range("model: sample index beyond the data set");
-    std::memcpy(out + i * size, data.features.row(static_cast<Eigen::Index>(rows[i])).data(),
-                size * sizeof(float));
+    data.copy_row(rows[i], out + i * size);
   }
   return x;
 }
