@@ -81,7 +81,7 @@ void SimPort::send(std::size_t to, Bytes bytes) {
   channel.is_message.push_back(true);
   pending_.push_back(channel.mailbox->put_async(channel.in_flight.back().get(), size));
   pending_to_.push_back(to);
-  channel.announced->release();
+  announce(channel);
 }
 
 void SimPort::send_silence(std::size_t to) {
@@ -90,7 +90,16 @@ void SimPort::send_silence(std::size_t to) {
   Channel& channel = network_->channel(self_, to);
   if (channel.sent++ < channel.received) return;  // nobody waits for it any more
   channel.is_message.push_back(false);
-  channel.announced->release();
+  announce(channel);
+}
+
+void SimPort::announce(Channel& channel) {
+  if (lossy()) {
+    channel.announced->release();
+  } else if (channel.receiver_waits) {
+    channel.receiver_waits = false;  // one release per wait, however many items come before it resumes
+    channel.announced->release();
+  }
 }
 
 std::optional<Bytes> SimPort::receive(std::size_t from) {
@@ -103,7 +112,10 @@ std::optional<Bytes> SimPort::receive(std::size_t from) {
   settle();
   Channel& channel = network_->channel(from, self_);
   waiting_ = {"receive from", from};
-  channel.announced->acquire();
+  while (channel.is_message.empty()) {
+    channel.receiver_waits = true;
+    channel.announced->acquire();
+  }
   const bool is_message = channel.is_message.front();
   channel.is_message.pop_front();
   if (!is_message) {

@@ -26,13 +26,17 @@ struct Envelope {
   Bytes bytes;
 };
 
-// One direction of one node pair. Every send or silence pushes a marker and releases the semaphore, so the
-// receiver learns, in the sender's order and at zero simulated cost, whether the next item is a real message
-// (then it takes it from the mailbox, which costs simulated transfer time) or silence.
+// One direction of one node pair. Every send or silence pushes a marker, so the receiver learns, in the
+// sender's order and at zero simulated cost, whether the next item is a real message (then it takes it from
+// the mailbox, which costs simulated transfer time) or silence. A receiver that finds no marker waits on the
+// semaphore. On networks that cannot fail the sender releases it only for a receiver that waits: a receive
+// whose marker is already there then makes no simcall. (Networks that can fail release it for every item, as
+// the receive's timeout is the semaphore's.)
 struct Channel {
   simgrid::s4u::Mailbox* mailbox = nullptr;
   simgrid::s4u::SemaphorePtr announced;
   std::deque<bool> is_message;
+  bool receiver_waits = false;  // networks that cannot fail: the receiver waits on `announced`
   // The buffers in flight, owned here rather than by the comm so that nothing leaks when a message is never
   // received (a protocol bug, a kill after an error, a failure); the comm carries a pointer to one.
   std::deque<std::unique_ptr<Envelope>> in_flight;
@@ -121,6 +125,8 @@ class SimPort final : public Port {
   void check_peer(std::size_t peer, const char* operation) const;
   double nominal_speed() const;
   void settle();
+  // Tells the channel's receiver that an item (message or silence) is there (see Channel).
+  void announce(Channel& channel);
   Network* network_;
   std::size_t self_;
   bool server_;
