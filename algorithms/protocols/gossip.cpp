@@ -66,16 +66,21 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
   }
 }
 
+std::size_t Gossip::neighbor_index(std::size_t holder, std::size_t owner) const {
+  const auto& neighbors = environment_.topology->neighbors[holder];
+  std::size_t k = 0;
+  while (neighbors[k] != owner) ++k;
+  return k;
+}
+
 void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float> q) {
   Node& node = nodes_[holder];
-  const auto& neighbors = environment_.topology->neighbors[holder];
   if (holder == owner) {
     axpy(node.copy, 1.0f, q);
     axpy(node.mixed, static_cast<float>(mixing_.self[holder]), q);
     return;
   }
-  std::size_t k = 0;
-  while (neighbors[k] != owner) ++k;
+  const std::size_t k = neighbor_index(holder, owner);
   axpy(node.mixed, static_cast<float>(mixing_.neighbor[holder][k]), q);
   if (!held_.empty()) axpy(held_[holder][k], 1.0f, q);
 }
@@ -89,9 +94,7 @@ void Gossip::receive_update(std::size_t holder, std::size_t owner, std::span<con
     apply(holder, owner, q_);
     return;
   }
-  const auto& neighbors = environment_.topology->neighbors[holder];
-  std::size_t k = 0;
-  while (neighbors[k] != owner) ++k;
+  const std::size_t k = neighbor_index(holder, owner);
   const auto w = static_cast<float>(mixing_.neighbor[holder][k]);
   float* mixed = nodes_[holder].mixed.data();
   for (std::size_t j = 0; j < positions_.size(); ++j) mixed[positions_[j]] += w * values_[j];

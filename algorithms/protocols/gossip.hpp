@@ -51,6 +51,8 @@ class Gossip {
 
  private:
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);
+  // The position of `owner` in holder's neighbour list.
+  std::size_t neighbor_index(std::size_t holder, std::size_t owner) const;
   // Decodes a neighbour's update q and applies it to the holder (as apply() does).
   void receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes);
 
