@@ -1,8 +1,9 @@
 // Decoders against damaged bytes: every truncation and extension of valid messages, single bit flips, and
-// random buffers, in the dense and (for kinds that have one) the sparse form. A decoder owes its caller, whatever the bytes, one of two outcomes: a DecodeError naming
-// the byte offset, or exactly d values, each finite unless it is a float32 copied verbatim from the bytes
-// (the fp32 payload of `none` and of a sparsifier's kept values). Anything else (another exception, an
-// out-of-bounds read caught by the sanitizer build, a crash) fails.
+// random buffers, in the dense and (for kinds that have one) the sparse form. A decoder owes its caller,
+// whatever the bytes, one of two outcomes: a DecodeError naming the byte offset, or exactly d values, each
+// finite unless it is a float32 copied verbatim from the bytes (the fp32 payload of `none` and of a
+// sparsifier's kept values). Anything else (another exception, an out-of-bounds read caught by the sanitizer
+// build, a crash) fails.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
