@@ -64,6 +64,32 @@ TEST_CASE("bytes arrive intact and in order and silences cost no time") {
   CHECK(out[1] > 500e-6);
 }
 
+TEST_CASE("a receiver that waits first gets every item in order, however many come before it resumes") {
+  // Node 0 starts first, so it waits on an empty channel; node 1 then announces several items in a row (a
+  // receiver that waits is woken once), and later, after computing, one more that node 0 waits for again.
+  auto path = path_topology(2, test_link);
+  auto out = timed_run(path, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>& v) {
+    if (node == 0) {
+      REQUIRE_FALSE(port.receive(1));
+      REQUIRE(*port.receive(1) == protocols::Bytes{4, 5});
+      REQUIRE_FALSE(port.receive(1));
+      REQUIRE(*port.receive(1) == protocols::Bytes{6});
+      REQUIRE(*port.receive(1) == protocols::Bytes{7});
+      v[0] = port.now();
+    } else {
+      port.send_silence(0);
+      port.send(0, protocols::Bytes{4, 5});
+      port.send_silence(0);
+      port.send(0, protocols::Bytes{6});
+      port.compute(1e9);  // simulated time passes: node 0 waits on the channel again
+      v[1] = port.now();
+      port.send(0, protocols::Bytes{7});
+      port.wait_sends();
+    }
+  });
+  CHECK(out[0] > out[1]);  // the last message left after the computation and took transfer time
+}
+
 TEST_CASE("counters count payload and wire bytes and messages but not silences") {
   auto path = path_topology(2, test_link);
   sim::NetworkOptions options;
