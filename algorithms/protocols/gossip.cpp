@@ -85,23 +85,35 @@ void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float>
   if (!held_.empty()) axpy(held_[holder][k], 1.0f, q);
 }
 
-// A sparse message touches only its k coordinates. Skipping the others changes no bit: adding +0 leaves any
-// float but -0 unchanged, and m_i and the held copies start at +0 and only ever gain sums, which are -0 only
-// when both terms are.
-void Gossip::receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes) {
-  if (!encoders_.decode_sparse(bytes, dimension_, positions_, values_)) {
-    encoders_.decode(bytes, q_);
-    apply(holder, owner, q_);
+// A sparse q (positions_, values_) touches only its k coordinates. Skipping the others changes no bit: adding
+// +0 leaves any float but -0 unchanged, and x̂_i, m_i and the held copies start at +0 and only ever gain sums,
+// which are -0 only when both terms are.
+void Gossip::apply_sparse(std::size_t holder, std::size_t owner) {
+  Node& node = nodes_[holder];
+  if (holder == owner) {
+    const auto w = static_cast<float>(mixing_.self[holder]);
+    for (std::size_t j = 0; j < positions_.size(); ++j) {
+      node.copy[positions_[j]] += values_[j];
+      node.mixed[positions_[j]] += w * values_[j];
+    }
     return;
   }
   const std::size_t k = neighbor_index(holder, owner);
   const auto w = static_cast<float>(mixing_.neighbor[holder][k]);
-  float* mixed = nodes_[holder].mixed.data();
-  for (std::size_t j = 0; j < positions_.size(); ++j) mixed[positions_[j]] += w * values_[j];
+  for (std::size_t j = 0; j < positions_.size(); ++j) node.mixed[positions_[j]] += w * values_[j];
   if (!held_.empty()) {
     float* held = held_[holder][k].data();
     for (std::size_t j = 0; j < positions_.size(); ++j) held[positions_[j]] += values_[j];
   }
+}
+
+void Gossip::receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes) {
+  if (encoders_.decode_sparse(bytes, dimension_, positions_, values_)) {
+    apply_sparse(holder, owner);
+    return;
+  }
+  encoders_.decode(bytes, q_);
+  apply(holder, owner, q_);
 }
 
 void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port& port) {
@@ -111,7 +123,11 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   Bytes& bytes = outbox_[i];
   encoders_.encode(i, difference_, bytes, q_, node.stats);
   if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
-  apply(i, i, q_);
+  // q_ is the decoded message; a sparse one is applied in O(k) from its positions, with the same bits.
+  if (encoders_.decode_sparse(bytes, dimension_, positions_, values_))
+    apply_sparse(i, i);
+  else
+    apply(i, i, q_);
   // The difference (3 d) and the own copy and m updates (6 d), then the encoding: all before the first send.
   port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 9.0 * static_cast<double>(dimension_)));
   port.spend(Work::encode, encoders_.encode_s());

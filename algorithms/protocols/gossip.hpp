@@ -50,10 +50,13 @@ class Gossip {
   const topology::Mixing& mixing() const { return mixing_; }
 
  private:
+  // Applies q to the holder: x̂_i and m_i when it is the owner's own, m_i (and the held copy) otherwise.
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);
+  // The same for the sparse q in positions_ and values_.
+  void apply_sparse(std::size_t holder, std::size_t owner);
   // The position of `owner` in holder's neighbour list.
   std::size_t neighbor_index(std::size_t holder, std::size_t owner) const;
-  // Decodes a neighbour's update q and applies it to the holder (as apply() does).
+  // Decodes a neighbour's update q and applies it to the holder.
   void receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes);
 
   const Environment& environment_;
