@@ -143,20 +143,26 @@ TEST_CASE("sparq preserves the average for any trigger pattern and number of loc
 
 TEST_CASE("every holder of a public copy holds the same bytes-derived vector") {
   const std::size_t n = 5;
-  json scenario = base_scenario(n);
-  scenario["network"]["topology"] = {{"kind", "complete"}, {"nodes", n}};
-  scenario["algorithm"] = {{"kind", "sparq"},
-                           {"steps", 30},
-                           {"lr", 0.05},
-                           {"consensus_step", 0.3},
-                           {"local_steps", 2},
-                           {"verify_copies", true},
-                           {"trigger", {{"c0", 2.0}}},
-                           {"compressor", {{"kind", "qsgd"}, {"levels", 4}, {"bucket", 4}}}};
-  scenarios::Scenario s(scenario, "test", ".");
-  testing::CooperativeNetwork network(n);
-  // finish() compares every held copy with its owner's and throws on any difference.
-  CHECK_NOTHROW(network.run(s.protocol()));
+  // Dense messages, and sparse ones that sender and receivers add by their positions only.
+  for (json compressor : {json{{"kind", "qsgd"}, {"levels", 4}, {"bucket", 4}},
+                          json{{"kind", "topk"}, {"k", 3}}, json{{"kind", "randk"}, {"k", 3}}}) {
+    INFO(compressor.dump());
+    json scenario = base_scenario(n);
+    scenario["network"]["topology"] = {{"kind", "complete"}, {"nodes", n}};
+    scenario["algorithm"] = {{"kind", "sparq"},
+                             {"steps", 30},
+                             {"lr", 0.05},
+                             {"consensus_step", 0.3},
+                             {"local_steps", 2},
+                             {"verify_copies", true},
+                             {"trigger", {{"c0", 2.0}}},
+                             {"compressor", compressor}};
+    scenarios::Scenario s(scenario, "test", ".");
+    testing::CooperativeNetwork network(n);
+    // finish() compares every held copy with its owner's, and m_i with the weighted sum of the copies it
+    // holds, and throws on any difference.
+    CHECK_NOTHROW(network.run(s.protocol()));
+  }
 }
 
 TEST_CASE("data-parallel with fp32 messages is minibatch SGD with n times the batch, with every collective") {
