@@ -9,6 +9,8 @@
 #include <span>
 #include <type_traits>
 
+#include "algorithms/compression/simd.hpp"
+
 namespace sgdsim::compression {
 
 enum class NormsWanted { l2, max_abs, l1 };
@@ -99,6 +101,23 @@ inline BucketNorms bucket_norms(std::span<const float> values, NormsWanted wante
       break;
   }
   return bucket_norms<NormsWanted::l1>(values);
+}
+
+// ||v||² and ||approx − v||² in double, for the relative error of a compression. The same fixed order as
+// bucket_norms (coordinate c in partial sum c mod 8, combined pairwise), so the bits do not depend on the
+// machine, and independent partial sums (vectors, simd.hpp) instead of one chain of dependent adds.
+struct SquaredError {
+  double norm = 0;   // Σ v_c²
+  double error = 0;  // Σ (approx_c − v_c)²
+};
+
+inline SquaredError squared_error(std::span<const float> v, std::span<const float> approx) {
+  double norm[8] = {}, error[8] = {};
+  simd::squared_error(v.data(), approx.data(), v.size(), norm, error);
+  const auto pairwise = [](const double* s) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  };
+  return {pairwise(norm), pairwise(error)};
 }
 
 }  // namespace sgdsim::compression

@@ -19,6 +19,14 @@ HWY_BEFORE_NAMESPACE();
 namespace sgdsim::compression::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// One coordinate of SquaredError's sums: lane k gains x² and (a − x)², in double.
+HWY_INLINE void add_squared_error(float v, float approx, std::size_t k, double* norm, double* error) {
+  const double x = v;
+  const double e = static_cast<double>(approx) - x;
+  norm[k] += x * x;
+  error[k] += e * e;
+}
+
 #if HWY_TARGET == HWY_SCALAR
 // The scalar target (the baseline for CPUs without SSSE3, and the reference the tests compare every vector
 // target against) runs the rounders' scalar definitions one coordinate at a time.
@@ -59,6 +67,10 @@ void EncodeFixed(const RoundJob& job, const float* v, std::size_t n, unsigned w,
     if (i % 2 == 0) draw = rng();
     out.write(round_one(job, v[i], draw, i % 2 != 0), w);
   }
+}
+
+void SquaredError(const float* v, const float* approx, std::size_t n, double* norm, double* error) {
+  for (std::size_t i = 0; i < n; ++i) add_squared_error(v[i], approx[i], i % 8, norm, error);
 }
 
 void NonzeroBits(const std::uint16_t* indices, std::size_t n, std::uint16_t zero, std::uint64_t* bits) {
@@ -450,6 +462,37 @@ void ExpandSigns(const std::uint32_t* words, std::size_t count, float scale, flo
   }
 }
 
+// Lane k of the sums holds coordinates k, k + 8, k + 16, ... in order whatever the vector width: 8 / N
+// vectors of N doubles each take consecutive coordinates, and the tail goes to lane i % 8 as in the scalar
+// loop.
+void SquaredError(const float* v, const float* approx, std::size_t n, double* norm, double* error) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  constexpr std::size_t N = HWY_LANES(double);
+  static_assert(8 % N == 0, "eight sums must be whole vectors");
+  constexpr std::size_t groups = 8 / N;
+  using VD = hn::Vec<decltype(dd)>;
+  VD norms[groups], errors[groups];
+  for (std::size_t g = 0; g < groups; ++g) {
+    norms[g] = hn::LoadU(dd, norm + g * N);
+    errors[g] = hn::LoadU(dd, error + g * N);
+  }
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t g = 0; g < groups; ++g) {
+      const VD x = hn::PromoteTo(dd, hn::LoadU(df, v + i + g * N));
+      const VD e = hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, approx + i + g * N)), x);
+      norms[g] = hn::Add(norms[g], hn::Mul(x, x));
+      errors[g] = hn::Add(errors[g], hn::Mul(e, e));
+    }
+  }
+  for (std::size_t g = 0; g < groups; ++g) {
+    hn::StoreU(norms[g], dd, norm + g * N);
+    hn::StoreU(errors[g], dd, error + g * N);
+  }
+  for (std::size_t k = 0; i < n; ++i, ++k) add_squared_error(v[i], approx[i], k, norm, error);
+}
+
 #endif  // HWY_TARGET == HWY_SCALAR
 
 const char* InstructionSet() {
@@ -471,6 +514,7 @@ HWY_EXPORT(MaxAbsBits);
 HWY_EXPORT(CollectAtLeast);
 HWY_EXPORT(SignWords);
 HWY_EXPORT(ExpandSigns);
+HWY_EXPORT(SquaredError);
 HWY_EXPORT(InstructionSet);
 
 const char* instruction_set() {
@@ -505,6 +549,10 @@ void sign_words(const float* v, std::size_t words, std::uint32_t* out) {
 }
 void expand_signs(const std::uint32_t* words, std::size_t count, float scale, float* out) {
   HWY_DYNAMIC_DISPATCH(ExpandSigns)(words, count, scale, out);
+}
+
+void squared_error(const float* v, const float* approx, std::size_t n, double* norm, double* error) {
+  HWY_DYNAMIC_DISPATCH(SquaredError)(v, approx, n, norm, error);
 }
 
 }  // namespace sgdsim::compression::simd

@@ -73,5 +73,8 @@ std::size_t collect_at_least(const float* v, std::size_t n, std::uint32_t thresh
 void sign_words(const float* v, std::size_t words, std::uint32_t* out);
 // out[32j + k] = bit (31 - k) of words[j] ? -scale : scale, for 32 * count coordinates.
 void expand_signs(const std::uint32_t* words, std::size_t count, float scale, float* out);
+// Adds v[i]² to norm[i % 8] and (approx[i] - v[i])² to error[i % 8], in double, for i < n in order: each
+// of the 8 sums gets the same additions in the same order on every instruction set (no fused multiply-adds).
+void squared_error(const float* v, const float* approx, std::size_t n, double* norm, double* error);
 
 }  // namespace sgdsim::compression::simd

@@ -1,5 +1,6 @@
 #include "algorithms/protocols/encoders.hpp"
 
+#include "algorithms/compression/norms.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -62,14 +63,9 @@ void Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes
     compressor_->encode_with(message, node.rng, node.state.get(), bytes);
     compressor_->decode_into(bytes, own);
   }
-  double norm = 0, error = 0;
-  for (std::size_t c = 0; c < message.size(); ++c) {
-    const double e = static_cast<double>(own[c]) - message[c];
-    norm += static_cast<double>(message[c]) * message[c];
-    error += e * e;
-  }
-  if (norm > 0) {
-    stats.compression_error += error / norm;
+  const compression::SquaredError terms = compression::squared_error(message, own);
+  if (terms.norm > 0) {
+    stats.compression_error += terms.error / terms.norm;
     stats.compressions += 1;
   }
   memory_->update(i, own);

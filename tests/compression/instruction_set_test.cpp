@@ -6,8 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "algorithms/compression/bit_stream.hpp"
 #include "algorithms/compression/compressor.hpp"
@@ -225,5 +227,36 @@ TEST_CASE("top-k keeps the k largest magnitudes, ties to the lower index, on eve
         });
       }
     }
+  }
+}
+
+TEST_CASE("every instruction set sums squared errors in the same eight lanes as the scalar definition") {
+  Rng rng(17);
+  for (const std::size_t n : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 2000u, 70001u}) {
+    INFO("n = " << n);
+    // Values from 1e-20 to 1e20 and zeros of both signs, so that the sums round at every step.
+    std::vector<float> v(n), approx(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const float scale = std::pow(10.0f, static_cast<float>(rng.below(41)) - 20.0f);
+      v[i] = rng.below(9) == 0 ? (rng.below(2) ? -0.0f : 0.0f) : static_cast<float>(rng.normal()) * scale;
+      approx[i] = rng.below(3) == 0 ? v[i] : static_cast<float>(rng.normal()) * scale;
+    }
+    // The definition: lane i % 8 gains v² and (approx − v)² in double, in index order, starting from these
+    // sums (the kernel adds to what it is given).
+    double norm[8], error[8];
+    for (std::size_t k = 0; k < 8; ++k) norm[k] = error[k] = static_cast<double>(k) * 0.1;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = v[i];
+      const double e = static_cast<double>(approx[i]) - x;
+      norm[i % 8] += x * x;
+      error[i % 8] += e * e;
+    }
+    for_each_instruction_set([&] {
+      double got_norm[8], got_error[8];
+      for (std::size_t k = 0; k < 8; ++k) got_norm[k] = got_error[k] = static_cast<double>(k) * 0.1;
+      simd::squared_error(v.data(), approx.data(), n, got_norm, got_error);
+      CHECK(std::memcmp(got_norm, norm, sizeof norm) == 0);
+      CHECK(std::memcmp(got_error, error, sizeof error) == 0);
+    });
   }
 }
