@@ -73,6 +73,16 @@ void SquaredError(const float* v, const float* approx, std::size_t n, double* no
   for (std::size_t i = 0; i < n; ++i) add_squared_error(v[i], approx[i], i % 8, norm, error);
 }
 
+void L1ChunkSums(const float* v, std::size_t chunks, double* sum) {
+  for (std::size_t c = 0; c < chunks; ++c, v += 64) {
+    double part[8] = {};
+    for (std::size_t j = 0; j < 64; j += 8) {
+      for (std::size_t k = 0; k < 8; ++k) part[k] += std::fabs(static_cast<double>(v[j + k]));
+    }
+    for (std::size_t k = 0; k < 8; ++k) sum[k] += part[k];
+  }
+}
+
 void NonzeroBits(const std::uint16_t* indices, std::size_t n, std::uint16_t zero, std::uint64_t* bits) {
   for (std::size_t w = 0; w < (n + 63) / 64; ++w) bits[w] = 0;
   for (std::size_t i = 0; i < n; ++i) bits[i / 64] |= std::uint64_t{indices[i] != zero} << (i % 64);
@@ -493,6 +503,28 @@ void SquaredError(const float* v, const float* approx, std::size_t n, double* no
   for (std::size_t k = 0; i < n; ++i, ++k) add_squared_error(v[i], approx[i], k, norm, error);
 }
 
+// The eight lanes as 8 / N vectors of N doubles, as in SquaredError.
+void L1ChunkSums(const float* v, std::size_t chunks, double* sum) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  constexpr std::size_t N = HWY_LANES(double);
+  static_assert(8 % N == 0, "eight sums must be whole vectors");
+  constexpr std::size_t groups = 8 / N;
+  using VD = hn::Vec<decltype(dd)>;
+  VD sums[groups];
+  for (std::size_t g = 0; g < groups; ++g) sums[g] = hn::LoadU(dd, sum + g * N);
+  for (std::size_t c = 0; c < chunks; ++c, v += 64) {
+    VD parts[groups];
+    for (std::size_t g = 0; g < groups; ++g) parts[g] = hn::Zero(dd);
+    for (std::size_t j = 0; j < 64; j += 8) {
+      for (std::size_t g = 0; g < groups; ++g)
+        parts[g] = hn::Add(parts[g], hn::Abs(hn::PromoteTo(dd, hn::LoadU(df, v + j + g * N))));
+    }
+    for (std::size_t g = 0; g < groups; ++g) sums[g] = hn::Add(sums[g], parts[g]);
+  }
+  for (std::size_t g = 0; g < groups; ++g) hn::StoreU(sums[g], dd, sum + g * N);
+}
+
 #endif  // HWY_TARGET == HWY_SCALAR
 
 const char* InstructionSet() {
@@ -515,6 +547,7 @@ HWY_EXPORT(CollectAtLeast);
 HWY_EXPORT(SignWords);
 HWY_EXPORT(ExpandSigns);
 HWY_EXPORT(SquaredError);
+HWY_EXPORT(L1ChunkSums);
 HWY_EXPORT(InstructionSet);
 
 const char* instruction_set() {
@@ -553,6 +586,9 @@ void expand_signs(const std::uint32_t* words, std::size_t count, float scale, fl
 
 void squared_error(const float* v, const float* approx, std::size_t n, double* norm, double* error) {
   HWY_DYNAMIC_DISPATCH(SquaredError)(v, approx, n, norm, error);
+}
+void l1_chunk_sums(const float* v, std::size_t chunks, double* sum) {
+  HWY_DYNAMIC_DISPATCH(L1ChunkSums)(v, chunks, sum);
 }
 
 }  // namespace sgdsim::compression::simd

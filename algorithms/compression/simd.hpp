@@ -76,5 +76,8 @@ void expand_signs(const std::uint32_t* words, std::size_t count, float scale, fl
 // Adds v[i]² to norm[i % 8] and (approx[i] - v[i])² to error[i % 8], in double, for i < n in order: each
 // of the 8 sums gets the same additions in the same order on every instruction set (no fused multiply-adds).
 void squared_error(const float* v, const float* approx, std::size_t n, double* norm, double* error);
+// bucket_norms' L1 loop over `chunks` chunks of 64 values: for each chunk, part[k] = the sum in double of
+// |v[c + 8j + k]| for j = 0..7 (in that order, from 0), then sum[k] += part[k], for k < 8.
+void l1_chunk_sums(const float* v, std::size_t chunks, double* sum);
 
 }  // namespace sgdsim::compression::simd

@@ -14,6 +14,7 @@
 #include "algorithms/compression/bit_stream.hpp"
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/level_table.hpp"
+#include "algorithms/compression/norms.hpp"
 #include "algorithms/compression/simd.hpp"
 #include "algorithms/compression/sparsifier.hpp"
 #include "oracle.hpp"
@@ -257,6 +258,36 @@ TEST_CASE("every instruction set sums squared errors in the same eight lanes as 
       simd::squared_error(v.data(), approx.data(), n, got_norm, got_error);
       CHECK(std::memcmp(got_norm, norm, sizeof norm) == 0);
       CHECK(std::memcmp(got_error, error, sizeof error) == 0);
+    });
+  }
+}
+
+TEST_CASE("every instruction set sums magnitudes for the L1 norm in the scalar definition's order") {
+  Rng rng(23);
+  for (const std::size_t n : {0u, 1u, 63u, 64u, 65u, 127u, 128u, 1000u, 65541u}) {
+    INFO("n = " << n);
+    std::vector<float> v(n);
+    for (float& x : v) {
+      const float scale = std::pow(10.0f, static_cast<float>(rng.below(41)) - 20.0f);
+      x = rng.below(9) == 0 ? (rng.below(2) ? -0.0f : 0.0f) : static_cast<float>(rng.normal()) * scale;
+    }
+    // The definition (norms.hpp): eight lanes; per chunk of 64, each lane's eight magnitudes summed in double
+    // from zero, then added to the lane's total; the tail value by value into lanes 0, 1, ..., 7, 0, ...; the
+    // totals pairwise.
+    double sum[8] = {};
+    std::size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      double part[8] = {};
+      for (std::size_t j = 0; j < 64; j += 8) {
+        for (std::size_t k = 0; k < 8; ++k) part[k] += std::fabs(static_cast<double>(v[i + j + k]));
+      }
+      for (std::size_t k = 0; k < 8; ++k) sum[k] += part[k];
+    }
+    for (std::size_t k = 0; i < n; ++i, k = (k + 1) % 8) sum[k] += std::fabs(static_cast<double>(v[i]));
+    const double expected = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+    for_each_instruction_set([&] {
+      const double got = bucket_norms(v, NormsWanted::l1).sum_abs;
+      CHECK(std::memcmp(&got, &expected, sizeof got) == 0);
     });
   }
 }
