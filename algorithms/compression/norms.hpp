@@ -47,9 +47,12 @@ BucketNorms bucket_norms(std::span<const float> values) {
   // loses every comparison), so it tests each value.
   constexpr bool track_special = wanted == NormsWanted::max_abs;
   std::size_t i = 0;
+  // The same chunks and lanes in vectors (simd.hpp): the compiler's own vectors here are SSE2's.
   if constexpr (wanted == NormsWanted::l1) {
-    // The same chunks and lanes in vectors of doubles (simd.hpp): the compiler's own vectors here are SSE2's.
     simd::l1_chunk_sums(v, n / chunk, sum);
+    i = n / chunk * chunk;
+  } else if constexpr (wanted == NormsWanted::l2 && fast) {
+    simd::l2_chunk_sums(v, n / chunk, sum);
     i = n / chunk * chunk;
   }
   for (; i + chunk <= n; i += chunk) {

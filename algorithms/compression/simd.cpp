@@ -83,6 +83,16 @@ void L1ChunkSums(const float* v, std::size_t chunks, double* sum) {
   }
 }
 
+void L2ChunkSums(const float* v, std::size_t chunks, double* sum) {
+  for (std::size_t c = 0; c < chunks; ++c, v += 64) {
+    float part[8] = {};
+    for (std::size_t j = 0; j < 64; j += 8) {
+      for (std::size_t k = 0; k < 8; ++k) part[k] += v[j + k] * v[j + k];
+    }
+    for (std::size_t k = 0; k < 8; ++k) sum[k] += part[k];
+  }
+}
+
 void NonzeroBits(const std::uint16_t* indices, std::size_t n, std::uint16_t zero, std::uint64_t* bits) {
   for (std::size_t w = 0; w < (n + 63) / 64; ++w) bits[w] = 0;
   for (std::size_t i = 0; i < n; ++i) bits[i / 64] |= std::uint64_t{indices[i] != zero} << (i % 64);
@@ -525,6 +535,28 @@ void L1ChunkSums(const float* v, std::size_t chunks, double* sum) {
   for (std::size_t g = 0; g < groups; ++g) hn::StoreU(sums[g], dd, sum + g * N);
 }
 
+// Float parts in vectors of up to 8 lanes (8 / N of them); the eight double totals in scalar code.
+void L2ChunkSums(const float* v, std::size_t chunks, double* sum) {
+  const hn::CappedTag<float, 8> df;
+  constexpr std::size_t N = HWY_MIN(HWY_LANES(float), 8);
+  static_assert(8 % N == 0, "eight sums must be whole vectors");
+  constexpr std::size_t groups = 8 / N;
+  using V = hn::Vec<decltype(df)>;
+  alignas(32) float part[8];
+  for (std::size_t c = 0; c < chunks; ++c, v += 64) {
+    V parts[groups];
+    for (std::size_t g = 0; g < groups; ++g) parts[g] = hn::Zero(df);
+    for (std::size_t j = 0; j < 64; j += 8) {
+      for (std::size_t g = 0; g < groups; ++g) {
+        const V x = hn::LoadU(df, v + j + g * N);
+        parts[g] = hn::Add(parts[g], hn::Mul(x, x));
+      }
+    }
+    for (std::size_t g = 0; g < groups; ++g) hn::StoreU(parts[g], df, part + g * N);
+    for (std::size_t k = 0; k < 8; ++k) sum[k] += part[k];
+  }
+}
+
 #endif  // HWY_TARGET == HWY_SCALAR
 
 const char* InstructionSet() {
@@ -548,6 +580,7 @@ HWY_EXPORT(SignWords);
 HWY_EXPORT(ExpandSigns);
 HWY_EXPORT(SquaredError);
 HWY_EXPORT(L1ChunkSums);
+HWY_EXPORT(L2ChunkSums);
 HWY_EXPORT(InstructionSet);
 
 const char* instruction_set() {
@@ -589,6 +622,9 @@ void squared_error(const float* v, const float* approx, std::size_t n, double* n
 }
 void l1_chunk_sums(const float* v, std::size_t chunks, double* sum) {
   HWY_DYNAMIC_DISPATCH(L1ChunkSums)(v, chunks, sum);
+}
+void l2_chunk_sums(const float* v, std::size_t chunks, double* sum) {
+  HWY_DYNAMIC_DISPATCH(L2ChunkSums)(v, chunks, sum);
 }
 
 }  // namespace sgdsim::compression::simd

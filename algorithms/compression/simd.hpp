@@ -79,5 +79,8 @@ void squared_error(const float* v, const float* approx, std::size_t n, double* n
 // bucket_norms' L1 loop over `chunks` chunks of 64 values: for each chunk, part[k] = the sum in double of
 // |v[c + 8j + k]| for j = 0..7 (in that order, from 0), then sum[k] += part[k], for k < 8.
 void l1_chunk_sums(const float* v, std::size_t chunks, double* sum);
+// The same for bucket_norms' fast L2 loop: part[k] is the float sum of v[c + 8j + k]² (each square rounded to
+// float), then sum[k] += part[k] in double.
+void l2_chunk_sums(const float* v, std::size_t chunks, double* sum);
 
 }  // namespace sgdsim::compression::simd

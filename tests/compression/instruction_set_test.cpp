@@ -262,32 +262,49 @@ TEST_CASE("every instruction set sums squared errors in the same eight lanes as 
   }
 }
 
-TEST_CASE("every instruction set sums magnitudes for the L1 norm in the scalar definition's order") {
+TEST_CASE(
+    "every instruction set sums magnitudes and squares for the norms in the scalar definition's order") {
   Rng rng(23);
   for (const std::size_t n : {0u, 1u, 63u, 64u, 65u, 127u, 128u, 1000u, 65541u}) {
     INFO("n = " << n);
+    // Magnitudes from 1e-4 to 1e4 (squares and their float sums stay in float's range, so the L2 norm takes
+    // its fast path) and zeros of both signs.
     std::vector<float> v(n);
     for (float& x : v) {
-      const float scale = std::pow(10.0f, static_cast<float>(rng.below(41)) - 20.0f);
+      const float scale = std::pow(10.0f, static_cast<float>(rng.below(9)) - 4.0f);
       x = rng.below(9) == 0 ? (rng.below(2) ? -0.0f : 0.0f) : static_cast<float>(rng.normal()) * scale;
     }
-    // The definition (norms.hpp): eight lanes; per chunk of 64, each lane's eight magnitudes summed in double
-    // from zero, then added to the lane's total; the tail value by value into lanes 0, 1, ..., 7, 0, ...; the
-    // totals pairwise.
-    double sum[8] = {};
-    std::size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-      double part[8] = {};
-      for (std::size_t j = 0; j < 64; j += 8) {
-        for (std::size_t k = 0; k < 8; ++k) part[k] += std::fabs(static_cast<double>(v[i + j + k]));
+    // The definitions (norms.hpp): eight lanes; per chunk of 64, each lane's eight terms summed from zero
+    // (L1: |x| in double; L2: x² in float), then added to the lane's double total; the tail term by term (in
+    // double) into lanes 0, 1, ..., 7, 0, ...; the totals pairwise.
+    const auto definition = [&](bool squares) {
+      double sum[8] = {};
+      std::size_t i = 0;
+      for (; i + 64 <= n; i += 64) {
+        double part[8] = {};
+        float float_part[8] = {};
+        for (std::size_t j = 0; j < 64; j += 8) {
+          for (std::size_t k = 0; k < 8; ++k) {
+            const float x = v[i + j + k];
+            part[k] += std::fabs(static_cast<double>(x));
+            float_part[k] += x * x;
+          }
+        }
+        for (std::size_t k = 0; k < 8; ++k) sum[k] += squares ? float_part[k] : part[k];
       }
-      for (std::size_t k = 0; k < 8; ++k) sum[k] += part[k];
-    }
-    for (std::size_t k = 0; i < n; ++i, k = (k + 1) % 8) sum[k] += std::fabs(static_cast<double>(v[i]));
-    const double expected = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+      for (std::size_t k = 0; i < n; ++i, k = (k + 1) % 8) {
+        const double x = v[i];
+        sum[k] += squares ? x * x : std::fabs(x);
+      }
+      return ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
+    };
+    const double l1 = definition(false), l2 = definition(true);
+    REQUIRE((n == 0 || (l2 >= 1e-20 && l2 <= 1e30)));  // the fast path
     for_each_instruction_set([&] {
-      const double got = bucket_norms(v, NormsWanted::l1).sum_abs;
-      CHECK(std::memcmp(&got, &expected, sizeof got) == 0);
+      const double got_l1 = bucket_norms(v, NormsWanted::l1).sum_abs;
+      const double got_l2 = bucket_norms(v, NormsWanted::l2).sum_squares;
+      CHECK(std::memcmp(&got_l1, &l1, sizeof l1) == 0);
+      CHECK(std::memcmp(&got_l2, &l2, sizeof l2) == 0);
     });
   }
 }
