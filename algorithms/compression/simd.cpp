@@ -482,57 +482,60 @@ void ExpandSigns(const std::uint32_t* words, std::size_t count, float scale, flo
   }
 }
 
-// Lane k of the sums holds coordinates k, k + 8, k + 16, ... in order whatever the vector width: 8 / N
-// vectors of N doubles each take consecutive coordinates, and the tail goes to lane i % 8 as in the scalar
-// loop.
-void SquaredError(const float* v, const float* approx, std::size_t n, double* norm, double* error) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;
-  constexpr std::size_t N = HWY_LANES(double);
+// Eight double sums as 8 / N vectors of N lanes, vector g holding sums gN .. gN + N - 1: with coordinate c
+// going to sum c mod 8 (vector lanes of consecutive coordinates), every sum gets the same additions in the
+// same order whatever the vector width.
+struct EightSums {
+  using D = hn::ScalableTag<double>;
+  using V = hn::Vec<D>;
+  static constexpr std::size_t N = HWY_LANES(double);
   static_assert(8 % N == 0, "eight sums must be whole vectors");
-  constexpr std::size_t groups = 8 / N;
-  using VD = hn::Vec<decltype(dd)>;
-  VD norms[groups], errors[groups];
-  for (std::size_t g = 0; g < groups; ++g) {
-    norms[g] = hn::LoadU(dd, norm + g * N);
-    errors[g] = hn::LoadU(dd, error + g * N);
+  static constexpr std::size_t groups = 8 / N;
+
+  static void load(const double* sums, V* v) {
+    for (std::size_t g = 0; g < groups; ++g) v[g] = hn::LoadU(D(), sums + g * N);
   }
+  static void store(const V* v, double* sums) {
+    for (std::size_t g = 0; g < groups; ++g) hn::StoreU(v[g], D(), sums + g * N);
+  }
+  // The N floats at p as doubles.
+  static V promote(const float* p) { return hn::PromoteTo(D(), hn::LoadU(hn::Rebind<float, D>(), p)); }
+};
+
+// The tail (fewer than 8 coordinates) goes to lanes 0, 1, ... as in the scalar loop.
+void SquaredError(const float* v, const float* approx, std::size_t n, double* norm, double* error) {
+  using S = EightSums;
+  S::V norms[S::groups], errors[S::groups];
+  S::load(norm, norms);
+  S::load(error, errors);
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    for (std::size_t g = 0; g < groups; ++g) {
-      const VD x = hn::PromoteTo(dd, hn::LoadU(df, v + i + g * N));
-      const VD e = hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, approx + i + g * N)), x);
+    for (std::size_t g = 0; g < S::groups; ++g) {
+      const S::V x = S::promote(v + i + g * S::N);
+      const S::V e = hn::Sub(S::promote(approx + i + g * S::N), x);
       norms[g] = hn::Add(norms[g], hn::Mul(x, x));
       errors[g] = hn::Add(errors[g], hn::Mul(e, e));
     }
   }
-  for (std::size_t g = 0; g < groups; ++g) {
-    hn::StoreU(norms[g], dd, norm + g * N);
-    hn::StoreU(errors[g], dd, error + g * N);
-  }
+  S::store(norms, norm);
+  S::store(errors, error);
   for (std::size_t k = 0; i < n; ++i, ++k) add_squared_error(v[i], approx[i], k, norm, error);
 }
 
-// The eight lanes as 8 / N vectors of N doubles, as in SquaredError.
 void L1ChunkSums(const float* v, std::size_t chunks, double* sum) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;
-  constexpr std::size_t N = HWY_LANES(double);
-  static_assert(8 % N == 0, "eight sums must be whole vectors");
-  constexpr std::size_t groups = 8 / N;
-  using VD = hn::Vec<decltype(dd)>;
-  VD sums[groups];
-  for (std::size_t g = 0; g < groups; ++g) sums[g] = hn::LoadU(dd, sum + g * N);
+  using S = EightSums;
+  S::V sums[S::groups];
+  S::load(sum, sums);
   for (std::size_t c = 0; c < chunks; ++c, v += 64) {
-    VD parts[groups];
-    for (std::size_t g = 0; g < groups; ++g) parts[g] = hn::Zero(dd);
+    S::V parts[S::groups];
+    for (std::size_t g = 0; g < S::groups; ++g) parts[g] = hn::Zero(S::D());
     for (std::size_t j = 0; j < 64; j += 8) {
-      for (std::size_t g = 0; g < groups; ++g)
-        parts[g] = hn::Add(parts[g], hn::Abs(hn::PromoteTo(dd, hn::LoadU(df, v + j + g * N))));
+      for (std::size_t g = 0; g < S::groups; ++g)
+        parts[g] = hn::Add(parts[g], hn::Abs(S::promote(v + j + g * S::N)));
     }
-    for (std::size_t g = 0; g < groups; ++g) sums[g] = hn::Add(sums[g], parts[g]);
+    for (std::size_t g = 0; g < S::groups; ++g) sums[g] = hn::Add(sums[g], parts[g]);
   }
-  for (std::size_t g = 0; g < groups; ++g) hn::StoreU(sums[g], dd, sum + g * N);
+  S::store(sums, sum);
 }
 
 // Float parts in vectors of up to 8 lanes (8 / N of them); the eight double totals in scalar code.
