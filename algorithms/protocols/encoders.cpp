@@ -1,5 +1,7 @@
 #include "algorithms/protocols/encoders.hpp"
 
+#include <algorithm>
+
 #include "algorithms/compression/norms.hpp"
 #include "common/spec.hpp"
 
@@ -53,15 +55,24 @@ Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::ui
   }
 }
 
-void Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
-                      NodeStats& stats) {
+bool Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
+                      NodeStats& stats, SparseVector* sparse) {
   Node& node = nodes_[i];
   const std::span<const float> message = memory_->compensate(i, vector);
+  bool is_sparse = false;
   {
     WallClock::Scope timer(clock_, WallClock::Part::compression);
     bytes.clear();
     compressor_->encode_with(message, node.rng, node.state.get(), bytes);
-    compressor_->decode_into(bytes, own);
+    is_sparse = sparse && compressor_->decode_sparse(bytes, own.size(), sparse->positions, sparse->values);
+    if (is_sparse) {
+      // What decode_into() gives: +0 everywhere but at the positions.
+      std::fill(own.begin(), own.end(), 0.0f);
+      for (std::size_t j = 0; j < sparse->positions.size(); ++j)
+        own[sparse->positions[j]] = sparse->values[j];
+    } else {
+      compressor_->decode_into(bytes, own);
+    }
   }
   const compression::SquaredError terms = compression::squared_error(message, own);
   if (terms.norm > 0) {
@@ -69,6 +80,7 @@ void Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes
     stats.compressions += 1;
   }
   memory_->update(i, own);
+  return is_sparse;
 }
 
 void Encoders::decode(std::span<const std::uint8_t> bytes, std::span<float> out) const {
@@ -77,9 +89,9 @@ void Encoders::decode(std::span<const std::uint8_t> bytes, std::span<float> out)
 }
 
 bool Encoders::decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension,
-                             std::vector<std::uint32_t>& positions, std::vector<float>& values) const {
+                             SparseVector& out) const {
   WallClock::Scope timer(clock_, WallClock::Part::compression);
-  return compressor_->decode_sparse(bytes, dimension, positions, values);
+  return compressor_->decode_sparse(bytes, dimension, out.positions, out.values);
 }
 
 }  // namespace sgdsim::protocols

@@ -42,6 +42,12 @@ MessageCompressor make_message_compressor(Spec& parent, const std::string& key, 
 // The model's parameter tensors as the compression layer sees them.
 compression::Layout model_layout(const learning::Model& model);
 
+// A decoded message in sparse form: ascending positions and their values, every other coordinate +0.
+struct SparseVector {
+  std::vector<std::uint32_t> positions;
+  std::vector<float> values;
+};
+
 class Encoders {
  public:
   // The keys every compressing protocol declares: `compressor` (no default when `default_compressor` is
@@ -56,14 +62,15 @@ class Encoders {
 
   // Node i encodes `vector` (plus what its memory carries) into `bytes` (replaced) and decodes them into
   // `own` exactly as every receiver will; its memory learns what was sent and `stats` gains the relative
-  // compression error ||C(v) − v||² / ||v||².
-  void encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
-              NodeStats& stats);
+  // compression error ||C(v) − v||² / ||v||². With `sparse`, when the compressor has a sparse form
+  // (Compressor::decode_sparse) `sparse` also holds the decoded message that way and encode() returns true;
+  // the message is decoded once either way.
+  bool encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
+              NodeStats& stats, SparseVector* sparse = nullptr);
   // Decodes a received message into `out` (length d).
   void decode(std::span<const std::uint8_t> bytes, std::span<float> out) const;
   // The same message in sparse form when the compressor has one (Compressor::decode_sparse); else false.
-  bool decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension,
-                     std::vector<std::uint32_t>& positions, std::vector<float>& values) const;
+  bool decode_sparse(std::span<const std::uint8_t> bytes, std::size_t dimension, SparseVector& out) const;
 
   const compression::Compressor& compressor() const { return *compressor_; }
   // The compressor's kind name (for checks of its capabilities).

@@ -85,30 +85,32 @@ void Gossip::apply(std::size_t holder, std::size_t owner, std::span<const float>
   if (!held_.empty()) axpy(held_[holder][k], 1.0f, q);
 }
 
-// A sparse q (positions_, values_) touches only its k coordinates. Skipping the others changes no bit: adding
+// A sparse q (sparse_) touches only its k coordinates. Skipping the others changes no bit: adding
 // +0 leaves any float but -0 unchanged, and x̂_i, m_i and the held copies start at +0 and only ever gain sums,
 // which are -0 only when both terms are.
 void Gossip::apply_sparse(std::size_t holder, std::size_t owner) {
   Node& node = nodes_[holder];
+  const std::vector<std::uint32_t>& positions = sparse_.positions;
+  const std::vector<float>& values = sparse_.values;
   if (holder == owner) {
     const auto w = static_cast<float>(mixing_.self[holder]);
-    for (std::size_t j = 0; j < positions_.size(); ++j) {
-      node.copy[positions_[j]] += values_[j];
-      node.mixed[positions_[j]] += w * values_[j];
+    for (std::size_t j = 0; j < positions.size(); ++j) {
+      node.copy[positions[j]] += values[j];
+      node.mixed[positions[j]] += w * values[j];
     }
     return;
   }
   const std::size_t k = neighbor_index(holder, owner);
   const auto w = static_cast<float>(mixing_.neighbor[holder][k]);
-  for (std::size_t j = 0; j < positions_.size(); ++j) node.mixed[positions_[j]] += w * values_[j];
+  for (std::size_t j = 0; j < positions.size(); ++j) node.mixed[positions[j]] += w * values[j];
   if (!held_.empty()) {
     float* held = held_[holder][k].data();
-    for (std::size_t j = 0; j < positions_.size(); ++j) held[positions_[j]] += values_[j];
+    for (std::size_t j = 0; j < positions.size(); ++j) held[positions[j]] += values[j];
   }
 }
 
 void Gossip::receive_update(std::size_t holder, std::size_t owner, std::span<const std::uint8_t> bytes) {
-  if (encoders_.decode_sparse(bytes, dimension_, positions_, values_)) {
+  if (encoders_.decode_sparse(bytes, dimension_, sparse_)) {
     apply_sparse(holder, owner);
     return;
   }
@@ -121,10 +123,10 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   for (std::size_t c = 0; c < dimension_; ++c) difference_[c] = target[c] - node.copy[c];
   // The sender updates its own copy from its own decoded bytes, exactly as every receiver will.
   Bytes& bytes = outbox_[i];
-  encoders_.encode(i, difference_, bytes, q_, node.stats);
-  if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
   // q_ is the decoded message; a sparse one is applied in O(k) from its positions, with the same bits.
-  if (encoders_.decode_sparse(bytes, dimension_, positions_, values_))
+  const bool sparse = encoders_.encode(i, difference_, bytes, q_, node.stats, &sparse_);
+  if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
+  if (sparse)
     apply_sparse(i, i);
   else
     apply(i, i, q_);

@@ -52,7 +52,7 @@ class Gossip {
  private:
   // Applies q to the holder: x̂_i and m_i when it is the owner's own, m_i (and the held copy) otherwise.
   void apply(std::size_t holder, std::size_t owner, std::span<const float> q);
-  // The same for the sparse q in positions_ and values_.
+  // The same for the sparse q in sparse_.
   void apply_sparse(std::size_t holder, std::size_t owner);
   // The position of `owner` in holder's neighbour list.
   std::size_t neighbor_index(std::size_t holder, std::size_t owner) const;
@@ -66,9 +66,8 @@ class Gossip {
   std::size_t dimension_;
   Encoders encoders_;
   std::vector<Node> nodes_;
-  std::vector<float> difference_, q_;     // shared scratch, used between Port calls only (see LocalStep)
-  std::vector<std::uint32_t> positions_;  // shared scratch: a sparse message's positions and values
-  std::vector<float> values_;
+  std::vector<float> difference_, q_;  // shared scratch, used between Port calls only (see LocalStep)
+  SparseVector sparse_;                // shared scratch: a message in sparse form
   double consensus_s_ = 0;
   std::vector<Bytes> outbox_;  // per node: its last message, which sends still read after yielding
   // Failures: per node and neighbour (index in neighbors[i]), the sum of its copy updates that neighbour has

@@ -129,6 +129,37 @@ TEST_CASE("without a memory each vector is compressed as it is") {
   CHECK(stats.compression_error == Approx(3 * 14.0 / 30.0));
 }
 
+TEST_CASE("asked for the sparse form, encode gives the same bytes and decoded vector, and the sparse form") {
+  // Two encoders with the same seed: one asked for the sparse form, one not, on the same vectors.
+  for (const json& compressor : {json{{"kind", "topk"}, {"k", 2}}, json{{"kind", "randk"}, {"k", 3}},
+                                 json{{"kind", "qsgd"}, {"levels", 4}}}) {
+    INFO(compressor.dump());
+    Built plain({{"compressor", compressor}, {"memory", "error_feedback"}}, 1, 7);
+    Built sparse({{"compressor", compressor}, {"memory", "error_feedback"}}, 1, 7);
+    const bool selects = compressor["kind"] != "qsgd";
+    std::vector<float> own_plain(7, 9.0f), own_sparse(7, 9.0f);  // stale values must be overwritten
+    compression::Bytes bytes_plain, bytes_sparse;
+    protocols::NodeStats stats_plain, stats_sparse;
+    protocols::SparseVector form;
+    for (int round = 0; round < 3; ++round) {
+      const std::vector<float> v = {0.5f, -3, 2, 0, -1, 4.5f, static_cast<float>(round)};
+      CHECK_FALSE(plain.encoders.encode(0, v, bytes_plain, own_plain, stats_plain));
+      CHECK(sparse.encoders.encode(0, v, bytes_sparse, own_sparse, stats_sparse, &form) == selects);
+      CHECK(bytes_sparse == bytes_plain);
+      CHECK(std::memcmp(own_sparse.data(), own_plain.data(), 4 * 7) == 0);
+      if (!selects) continue;
+      // The sparse form is the decoded vector's nonzero part, ascending.
+      std::vector<float> scattered(7, 0.0f);
+      for (std::size_t j = 0; j < form.positions.size(); ++j) {
+        if (j > 0) CHECK(form.positions[j] > form.positions[j - 1]);
+        scattered[form.positions[j]] = form.values[j];
+      }
+      CHECK(std::memcmp(scattered.data(), own_plain.data(), 4 * 7) == 0);
+    }
+    CHECK(stats_sparse.compression_error == stats_plain.compression_error);
+  }
+}
+
 // EF-SignSGD (Karimireddy et al. 2019) is the scaled sign with error-feedback memory: each message is
 // (||v||₁/d)·sign(v) of v = g + e, and e becomes v minus what was sent.
 TEST_CASE("EF-SignSGD: scaled sign with error feedback sends the carried vector's scaled sign") {
