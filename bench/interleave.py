@@ -9,7 +9,8 @@ other see the same drift, so their ratio holds where absolute times do not. Warm
         --b 'before/sgdsim run bench/scenarios/choco-convex.json -o /tmp/b --force -q'
 
 Each command is split as a shell splits words (no shell runs it); its output is discarded. Figures per
-process: wall seconds, CPU seconds (user + system) and peak resident memory (MiB).
+process: wall seconds, CPU seconds (user + system) and peak resident memory (MiB). Exit status 2 for bad
+arguments or a command that cannot be started, 1 when a command fails (it is not timed further).
 """
 import argparse
 import os
@@ -22,12 +23,17 @@ import time
 
 def run(command):
     start = time.monotonic()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError as error:
+        print(f"interleave: cannot start {shlex.join(command)}: {error.strerror}", file=sys.stderr)
+        sys.exit(2)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.monotonic() - start
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
-        sys.exit(f"interleave: {shlex.join(command)} exited with {code}")
+        print(f"interleave: {shlex.join(command)} exited with {code}", file=sys.stderr)
+        sys.exit(1)
     return {"wall s": wall, "cpu s": usage.ru_utime + usage.ru_stime, "peak MiB": usage.ru_maxrss / 1024}
 
 
@@ -40,7 +46,12 @@ def main():
     args = parser.parse_args()
     if args.n < 1 or args.warmup < 0:
         parser.error("-n must be at least 1 and --warmup at least 0")
-    a, b = shlex.split(args.a), shlex.split(args.b)
+    try:
+        a, b = shlex.split(args.a), shlex.split(args.b)
+    except ValueError as error:
+        parser.error(f"cannot split a command: {error}")
+    if not a or not b:
+        parser.error("--a and --b must not be empty")
     for _ in range(args.warmup):
         run(a)
         run(b)
