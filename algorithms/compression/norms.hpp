@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <type_traits>
 
 #include "algorithms/compression/simd.hpp"
 
@@ -39,16 +38,15 @@ BucketNorms bucket_norms(std::span<const float> values) {
     else
       return std::fabs(y);
   };
-  // Squares in float lanes first (four per instruction instead of two), each chunk then added in double. A
-  // square can overflow or underflow in float, so a total that is not comfortably inside float's range is
-  // recomputed below entirely in double.
-  using Part = std::conditional_t<wanted == NormsWanted::l2 && fast, float, double>;
   // A sum of squares or magnitudes is finite exactly when every term is (finite floats cannot overflow a
   // double sum), so those loops skip the per-value test and look at the total; max |x| cannot tell (NaN
   // loses every comparison), so it tests each value.
   constexpr bool track_special = wanted == NormsWanted::max_abs;
   std::size_t i = 0;
-  // The same chunks and lanes in vectors (simd.hpp): the compiler's own vectors here are SSE2's.
+  // The L1 and L2 chunks in vectors (simd.hpp; the compiler's own vectors here would be SSE2's). The fast L2
+  // sums each chunk's squares in float lanes, then adds them in double: a square can overflow or underflow in
+  // float, so a total that is not comfortably inside float's range is recomputed below entirely in double,
+  // by the loop that follows (which also serves max |x|).
   if constexpr (wanted == NormsWanted::l1) {
     simd::l1_chunk_sums(v, n / chunk, sum);
     i = n / chunk * chunk;
@@ -57,7 +55,7 @@ BucketNorms bucket_norms(std::span<const float> values) {
     i = n / chunk * chunk;
   }
   for (; i + chunk <= n; i += chunk) {
-    Part part[lanes] = {};
+    double part[lanes] = {};
     for (std::size_t j = 0; j < chunk; j += lanes) {
       for (std::size_t k = 0; k < lanes; ++k) {
         const float x = v[i + j + k];
@@ -66,8 +64,6 @@ BucketNorms bucket_norms(std::span<const float> values) {
               static_cast<std::uint32_t>((std::bit_cast<std::uint32_t>(x) & 0x7F800000u) == 0x7F800000u);
         if constexpr (wanted == NormsWanted::max_abs)
           mx[k] = mx[k] < std::fabs(x) ? std::fabs(x) : mx[k];
-        else if constexpr (std::is_same_v<Part, float>)
-          part[k] += x * x;
         else
           part[k] += term(x);
       }
