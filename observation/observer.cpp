@@ -14,12 +14,13 @@ Observer::Observer(std::size_t nodes, const learning::Model& model, const learni
       model_(model),
       problem_(problem),
       options_(std::move(options)),
+      shape_{.failures = static_cast<bool>(options_.nodes_down),
+             .variance_draws = options_.variance != nullptr},
       trace_(trace),
       clock_(clock),
       latest_(nodes),
       reached_(nodes, 0) {
-  trace_ << trace_header << (options_.nodes_down ? failure_header : "")
-         << (options_.variance ? variance_header : "") << '\n';
+  write_trace_header(trace_, shape_);
 }
 
 bool Observer::wants(std::int64_t step) const {
@@ -79,7 +80,7 @@ void Observer::complete(std::int64_t step, Pending& p) {
   row.bytes_on_wire = p.total.wire_bytes;
   row.messages = p.total.messages;
   if (options_.has_trigger) row.triggers = p.total.triggers;
-  if (options_.nodes_down)
+  if (shape_.failures)
     row.failures = TraceRow::Failures{p.total.lost, p.total.timed_out, options_.nodes_down(p.time)};
   row.consensus_distance = p.spread / static_cast<double>(nodes_);
   for (std::size_t w = 0; w < protocols::work_kinds; ++w)
@@ -106,7 +107,7 @@ void Observer::complete(std::int64_t step, Pending& p) {
     row.compression_error =
         (p.total.compression_error - last_compression_error_) / static_cast<double>(compressions);
   }
-  if (options_.variance) {
+  if (shape_.variance_draws) {
     row.variance.emplace();
     if (const auto measured = options_.variance->measure(step, average, state)) {
       row.variance->sampling = measured->sampling;
@@ -115,7 +116,7 @@ void Observer::complete(std::int64_t step, Pending& p) {
   }
   last_compressions_ = p.total.compressions;
   last_compression_error_ = p.total.compression_error;
-  write_trace_row(trace_, row);
+  write_trace_row(trace_, row, shape_);
   last_ = row;
   if (options_.progress) {
     std::fprintf(stderr, "\rstep %lld/%lld  simulated %.4g s  bits %.4g  loss %.5g   ",

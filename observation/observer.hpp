@@ -14,6 +14,7 @@
 #include "algorithms/protocols/probe.hpp"
 #include "common/wall_clock.hpp"
 #include "observation/estimator_variance.hpp"
+#include "observation/outputs.hpp"
 #include "observation/trace.hpp"
 
 namespace sgdsim::observation {
@@ -44,6 +45,8 @@ class Observer : public protocols::Probe {
   void observe_state(std::int64_t step, std::size_t node, std::span<const float> state) override;
 
   const TraceRow& last() const { return last_; }
+  // Which of the conditional columns the trace has.
+  const RunShape& shape() const { return shape_; }
   // The last step `node` completed (0 before its first step).
   std::int64_t reached(std::size_t node) const { return reached_[node]; }
   // The latest stats each node reported (its totals at the end of a completed run).
@@ -66,6 +69,7 @@ class Observer : public protocols::Probe {
   const learning::Model& model_;
   const learning::Problem& problem_;
   ObserverOptions options_;
+  RunShape shape_;
   std::ostream& trace_;
   WallClock* clock_;
   std::map<std::int64_t, Pending> pending_;

@@ -1,14 +1,9 @@
 #pragma once
-// trace.csv: one row per evaluation. Columns and units are the analysis contract (README.md, Outputs);
-// `suboptimality` and `compression_error` follow the nine standard columns, then the simulated time split by
-// kind of work. A cell that does not apply is empty.
+// The values of one trace.csv row, as the observer measures them. Which columns they make, their order, units
+// and meanings are declared in observation/outputs.hpp. A value that does not apply is empty (nullopt).
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <ostream>
-#include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "algorithms/protocols/port.hpp"
 
@@ -45,20 +40,5 @@ struct TraceRow {
   };
   std::optional<Variance> variance;
 };
-
-inline constexpr const char* trace_header =
-    "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,consensus_distance,"
-    "suboptimality,compression_error,gradient_s,encode_s,decode_s,mixing_s,update_s,communication_s";
-
-// Appended to trace_header when the run can fail.
-inline constexpr const char* failure_header = ",messages_lost,receives_timed_out,nodes_down";
-// Appended after those when the run measures the estimator's variance.
-inline constexpr const char* variance_header = ",sampling_variance,estimator_variance";
-
-// summary.json's "simulated_time_s": the row's time split by kind of work, and the total.
-nlohmann::json time_split_json(const TraceRow& row);
-
-void write_trace_row(std::ostream& out, const TraceRow& row);
-nlohmann::json to_json(const TraceRow& row);
 
 }  // namespace sgdsim::observation

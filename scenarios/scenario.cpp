@@ -1,6 +1,5 @@
 #include "scenarios/scenario.hpp"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -22,6 +21,7 @@
 #include "common/utf8.hpp"
 #include "scenarios/compute.hpp"
 #include "scenarios/network.hpp"
+#include "scenarios/run_summary.hpp"
 #include "topologies/graph.hpp"
 
 namespace sgdsim::scenarios {
@@ -332,64 +332,18 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
       throw std::runtime_error("the simulation ended before every node reached the last step");
     }
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  nlohmann::json per_node = nlohmann::json::array();
-  std::uint64_t triggers = 0;
-  for (std::size_t i = 0; i < observer.node_stats().size(); ++i) {
-    const protocols::NodeStats& s = observer.node_stats()[i];
-    triggers += s.triggers;
-    per_node.push_back({{"node", i},
-                        {"bits_sent", s.payload_bytes * 8},
-                        {"bytes_on_wire", s.wire_bytes},
-                        {"messages", s.messages},
-                        {"triggers", s.triggers}});
-  }
-  const observation::TraceRow& last = observer.last();
-  const double gradient = clock_.seconds(WallClock::Part::gradient);
-  const double compression = clock_.seconds(WallClock::Part::compression);
-  const double evaluation = clock_.seconds(WallClock::Part::evaluation);
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  nlohmann::json summary = {
-      {"name", name_},
-      {"seed", seed_},
-      {"status", diverged ? "diverged" : "completed"},
-      {"version", SGDSIM_VERSION_STRING},
-      {"algorithm", algorithm_},
-      {"nodes", topology_.nodes},
-      {"edges", topology_.edges.size()},
-      {"dimension", model_->dimension()},
-      {"final", observation::to_json(last)},
-      {"totals",
-       {{"bits_sent", last.bits_sent},
-        {"bytes_on_wire", last.bytes_on_wire},
-        {"messages", last.messages},
-        {"triggers", triggers},
-        {"sim_time_s", end}}},
-      {"simulated_time_s", observation::time_split_json(last)},
-      {"per_node", per_node},
-      {"wall_clock_s",
-       {{"total", wall},
-        {"gradient", gradient},
-        {"compression", compression},
-        {"evaluation", evaluation},
-        {"optimum", optimum_seconds},
-        {"simulator_and_protocol", wall - optimum_seconds - gradient - compression - evaluation}}},
-      {"peak_rss_mb", static_cast<double>(usage.ru_maxrss) / 1024.0}};
-  if (last.failures) {
-    summary["totals"]["messages_lost"] = last.failures->messages_lost;
-    summary["totals"]["receives_timed_out"] = last.failures->receives_timed_out;
-  }
-  if (diverged) {
-    const Divergence& where = diverged->where();
-    summary["divergence"] = {{"step", where.step},
-                             {"node", where.node ? nlohmann::json(*where.node) : nlohmann::json()},
-                             {"quantity", where.quantity},
-                             {"detail", where.detail},
-                             {"message", diverged->what()}};
-    diverged_ = diverged;
-  }
+  RunRecord run{.name = name_,
+                .seed = seed_,
+                .algorithm = algorithm_,
+                .nodes = topology_.nodes,
+                .edges = topology_.edges.size(),
+                .dimension = model_->dimension(),
+                .diverged = diverged ? &*diverged : nullptr,
+                .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                .optimum_s = optimum_seconds,
+                .clock = &clock_};
+  nlohmann::json summary = scenarios::summary(run, {observer.last(), observer.node_stats(), end});
+  diverged_ = diverged;
   return summary;
 }
 
