@@ -5,6 +5,7 @@
 
 #include "analysis/csv_table.hpp"
 #include "common/atomic_file.hpp"
+#include "observation/outputs.hpp"
 
 namespace sgdsim::analysis {
 namespace {
@@ -17,10 +18,13 @@ std::string cell(const json& value) {
 
 }  // namespace
 
-const std::vector<std::string>& trace_columns() {
-  static const std::vector<std::string> columns = {"step",          "sim_time_s",    "bits_sent",
-                                                   "bytes_on_wire", "messages",      "triggers",
-                                                   "train_loss",    "test_accuracy", "consensus_distance"};
+const std::vector<std::string>& core_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> names;
+    for (const auto& column : observation::trace_columns())
+      if (column.final == observation::Final::core) names.push_back(column.name);
+    return names;
+  }();
   return columns;
 }
 
@@ -33,7 +37,7 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
   std::vector<Row> rows;
   std::vector<std::string> unreadable;
   std::set<std::string> extra;
-  const auto& fixed = trace_columns();
+  const auto& fixed = core_columns();
   for (const auto& point : points) {
     Row row;
     std::string text;

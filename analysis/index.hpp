@@ -4,9 +4,9 @@
 // runs/ folders are copied together, gives the same bytes as one uninterrupted run.
 //
 // Columns: id, label, the varied parameters (see parameter_columns), seed, status (ok | failed | pending |
-// unreadable), then the final figures of summary.json ("final"): the trace columns of the analysis contract,
-// then any extra ones in alphabetical order. Wall-clock figures are left out on purpose: they differ between
-// machines.
+// unreadable), then the final figures of summary.json ("final"): its core columns (observation/outputs.hpp),
+// then any further ones in alphabetical order. Wall-clock figures are left out on purpose: they differ
+// between machines.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -30,7 +30,8 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
 // Writes DIR/index.csv atomically.
 IndexTally write_index(const Sweep& sweep, const std::vector<SweepPoint>& points, const SweepLayout& layout);
 
-// The figures every trace row (and summary "final") carries, in the analysis contract's order.
-const std::vector<std::string>& trace_columns();
+// The figures every index has: the core columns of summary.json's "final" (observation/outputs.hpp), in
+// order.
+const std::vector<std::string>& core_columns();
 
 }  // namespace sgdsim::analysis

@@ -11,6 +11,7 @@
 #include "analysis/target.hpp"
 #include "analysis/target_table.hpp"
 #include "common/error.hpp"
+#include "observation/outputs.hpp"
 
 namespace sgdsim::analysis {
 namespace {
@@ -18,28 +19,17 @@ namespace {
 struct Quantity {
   std::string column;  // trace column
   std::string label;   // axis label, with units
+  std::string title;   // words for the figure's title
+  bool log_scale = false;
 };
 
-const std::map<std::string, Quantity>& named_quantities() {
-  static const std::map<std::string, Quantity> table = {
-      {"bits", {"bits_sent", "payload bits sent, all nodes, cumulative (bits)"}},
-      {"time", {"sim_time_s", "simulated time (s)"}},
-      {"step", {"step", "step (iterations)"}},
-      {"loss", {"train_loss", "training loss of the average model"}},
-      {"accuracy", {"test_accuracy", "test accuracy of the average model (fraction)"}},
-      {"consensus",
-       {"consensus_distance", "consensus distance (mean squared distance to the average model)"}},
-      {"suboptimality", {"suboptimality", "suboptimality f(average model) - f* (loss units)"}},
-  };
-  return table;
-}
-
-// A named quantity, or a trace column by its own name (checked against the traces when read).
+// A declared column, by its name or short name (observation/outputs.hpp), or any other trace column by its
+// own name (checked against the traces when read).
 Quantity quantity(const std::string& name) {
-  auto it = named_quantities().find(name);
-  if (it != named_quantities().end()) return it->second;
+  if (const observation::Column* c = observation::find_column(name))
+    return {c->name, c->axis_label(), c->title_words(), c->log_scale};
   if (name.empty()) throw InputError("plot: an empty axis name");
-  return {name, name};
+  return {name, name, name};
 }
 
 std::string number_text(double value) {
@@ -105,17 +95,6 @@ Series time_to_target(const BandwidthTable& table, std::size_t g, std::vector<st
 
 }  // namespace
 
-const std::vector<std::string>& plot_x_choices() {
-  static const std::vector<std::string> choices = {"bits", "time", "step", "bandwidth"};
-  return choices;
-}
-
-const std::vector<std::string>& plot_y_choices() {
-  static const std::vector<std::string> choices = {"loss", "accuracy", "consensus", "suboptimality",
-                                                   "time-to-target"};
-  return choices;
-}
-
 Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request) {
   if (runs.empty()) throw InputError("plot: no runs to draw");
   const std::string y =
@@ -167,17 +146,13 @@ Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request
     }
     figure.x_label = xq.label;
     figure.y_label = yq.label;
-    figure.log_x = request.log_x || request.x == "bits";
-    figure.log_y = request.log_y || y == "consensus" || y == "suboptimality";
+    figure.log_x = request.log_x || xq.log_scale;
+    figure.log_y = request.log_y || yq.log_scale;
     for (const auto& group : groups) {
       figure.series.push_back(curve(group, xq, yq, figure.log_x, figure.log_y, figure.notes));
     }
-    const auto short_name = [](const Quantity& q) { return q.label.substr(0, q.label.find(" (")); };
-    figure.title = y == "loss" ? std::string("Training loss") : short_name(yq);
+    figure.title = yq.title + " vs " + xq.title;
     figure.title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(figure.title[0])));
-    figure.title += " vs " + (request.x == "bits"   ? std::string("bits sent")
-                              : request.x == "time" ? std::string("simulated time")
-                                                    : short_name(xq));
   }
   if (!request.title.empty()) figure.title = request.title;
   const bool any = std::any_of(figure.series.begin(), figure.series.end(),

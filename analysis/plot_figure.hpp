@@ -16,17 +16,18 @@
 namespace sgdsim::analysis {
 
 struct PlotRequest {
-  std::string x = "bits";  // bits | time | step | bandwidth | any trace column
-  std::string
-      y;  // loss | accuracy | consensus | suboptimality | time-to-target | any trace column; empty: by x
+  std::string x = "bits";          // bandwidth, or a trace column by its name or short name (bits, time, ...)
+  std::string y;                   // time-to-target, or a trace column (loss, accuracy, ...); empty: by x
   std::vector<std::string> group;  // grouping parameters; empty: all that vary
   std::optional<double> target;    // target value of time-to-target
   std::string metric = "loss";     // what the target is a value of (see make_target in analysis/target.hpp)
   std::vector<std::string> baselines;  // bandwidth plots: mark where other series' times cross these series'
   std::string bandwidth_key = "network.link.bandwidth";
   std::string title;
-  bool log_x = false;  // force a log x axis (the default is log for bits and bandwidth)
-  bool log_y = false;  // force a log y axis (the default is log for consensus, suboptimality, time-to-target)
+  // Force a log axis; the default is log for bandwidth, time-to-target and the columns declared so
+  // (bits_sent, consensus_distance, suboptimality: observation/outputs.hpp).
+  bool log_x = false;
+  bool log_y = false;
 };
 
 struct SeriesRow {
@@ -62,9 +63,5 @@ struct Figure {
 
 // Validates the request (InputError for impossible combinations or missing columns) and computes the figure.
 Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request);
-
-// The named quantities of each axis (any trace column is accepted besides them), for help texts.
-const std::vector<std::string>& plot_x_choices();
-const std::vector<std::string>& plot_y_choices();
 
 }  // namespace sgdsim::analysis

@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/units.hpp"
+#include "observation/outputs.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace sgdsim::analysis {
@@ -14,19 +15,16 @@ std::string Target::text() const {
 }
 
 std::string trace_column(const std::string& name) {
-  if (name == "loss") return "train_loss";
-  if (name == "accuracy") return "test_accuracy";
-  if (name == "bits") return "bits_sent";
-  if (name == "time") return "sim_time_s";
-  if (name == "consensus") return "consensus_distance";
-  return name;
+  const observation::Column* declared = observation::find_column(name);
+  return declared ? declared->name : name;
 }
 
 Target make_target(const std::string& metric, double value) {
   Target target;
-  target.column = trace_column(metric);
+  const observation::Column* declared = observation::find_column(metric);
+  target.column = declared ? declared->name : metric;
   target.value = value;
-  target.upward = target.column.find("accuracy") != std::string::npos;
+  target.upward = declared && declared->higher_is_better;
   return target;
 }
 

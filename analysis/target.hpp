@@ -18,12 +18,12 @@ struct Target {
   std::string text() const;
 };
 
-// The trace column of a short name as the commands take it: loss, accuracy, bits, time, consensus; any other
-// name is a column's own.
+// The trace column of a short name as the commands take it (loss, accuracy, bits, time, consensus: the
+// aliases declared in observation/outputs.hpp); any other name is a column's own.
 std::string trace_column(const std::string& name);
 
-// metric: "loss" (train_loss), "accuracy" (test_accuracy) or any trace column; columns whose name contains
-// "accuracy" are reached from below, all others from above.
+// metric: a short name ("loss", "accuracy") or any trace column; the columns declared higher-is-better
+// (test_accuracy) are reached from below, all others from above.
 Target make_target(const std::string& metric, double value);
 
 // Index of the first row of run.trace that reaches the target; nullopt when none does. InputError when the

@@ -50,20 +50,31 @@ TEST_CASE("filters keep or drop runs by a parameter's value, and names what it c
                     Catch::Contains("no run is left"));
 }
 
-TEST_CASE("any trace column goes on either axis") {
+TEST_CASE("any trace column goes on either axis, by its name or its short name") {
   const std::vector<RunData> runs = {fake_run("choco", "1Mbps", 1, 1, 10, 1),
                                      fake_run("choco", "1Mbps", 2, 1, 30, 1)};
   PlotRequest request;
-  request.x = "bits_sent";
+  request.x = "sim_time_s";
   request.y = "compression_error";
   const Figure figure = build_figure(runs, request);
-  CHECK_FALSE(figure.log_x);  // a raw column is linear unless --log-x
-  CHECK(figure.x_label == "bits_sent");
-  CHECK(figure.y_label == "compression_error");
+  CHECK_FALSE(figure.log_x);  // declared linear (observation/outputs.cpp)
+  CHECK(figure.x_label == "simulated time (s)");
+  CHECK(figure.y_label == "compression_error");  // declared without an axis label of its own
   REQUIRE(figure.series.size() == 1);
   REQUIRE(figure.series[0].rows.size() == 5);
-  CHECK(figure.series[0].rows[2].x == Approx(400));  // step 20: mean of 200 and 600 bits
+  CHECK(figure.series[0].rows[2].x == Approx(20));  // step 20 at 1 s per step on both seeds
   CHECK(figure.series[0].rows[2].mean == Approx(0.2));
+  // A column's own name is the same axis as its short name: log scale and label from its declaration.
+  request.x = "bits_sent";
+  const Figure raw = build_figure(runs, request);
+  request.x = "bits";
+  const Figure named = build_figure(runs, request);
+  CHECK(raw.log_x);
+  CHECK(named.log_x);
+  CHECK(raw.x_label == named.x_label);
+  CHECK(raw.title == named.title);
+  REQUIRE(raw.series[0].rows.size() == 4);  // step 0 has sent no bits: not on a log axis
+  CHECK(raw.series[0].rows[1].x == Approx(400));  // step 20: mean of 200 and 600 bits
   request.y = "no_such_column";
   CHECK_THROWS_WITH(build_figure(runs, request),
                     Catch::Contains("--y no_such_column") && Catch::Contains("compression_error"));
