@@ -1,5 +1,6 @@
-// `sgdsim schema` and `sgdsim docs`: the scenario format, printed from the key declarations themselves. The
-// committed scenarios/scenario.schema.json and docs/scenario.md are exactly this output (a test checks).
+// `sgdsim schema` and `sgdsim docs`: the scenario format, printed from the key declarations themselves, and
+// the outputs, printed from their declarations. The committed scenarios/scenario.schema.json,
+// docs/scenario.md and docs/outputs.md are exactly this output (a test checks).
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,8 @@
 #include "common/error.hpp"
 #include "common/key_schema.hpp"
 #include "common/spec.hpp"
+#include "observation/outputs_reference.hpp"
+#include "scenarios/run_summary.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace sgdsim::app {
@@ -53,15 +56,31 @@ void add_docs_command(CLI::App& root) {
   auto* cmd = root.add_subcommand(
       "docs",
       "Print the key reference: `docs scenario` (all of it), `docs FAMILY [KIND]` (e.g. docs compressor "
-      "qsgd), or `docs` (the list of families and kinds)");
+      "qsgd), or `docs` (the list of families and kinds); `docs outputs [--json]`: every trace column and "
+      "summary field");
   auto topic = std::make_shared<std::string>();
   auto kind = std::make_shared<std::string>();
-  cmd->add_option("topic", *topic, "\"scenario\" or a family (compressor, protocol, model, topology, ...)");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("topic", *topic,
+                  "\"scenario\", \"outputs\" or a family (compressor, protocol, model, topology, ...)");
   cmd->add_option("kind", *kind, "One kind of the family");
-  cmd->callback([topic, kind] {
+  cmd->add_flag("--json", *json, "With `outputs`: the declarations as JSON, for tools");
+  cmd->callback([topic, kind, json] {
+    if (*json && *topic != "outputs") throw InputError("docs: --json goes with `docs outputs`");
     if (topic->empty()) {
-      std::printf("Families and their kinds (sgdsim docs FAMILY [KIND] for the keys):\n%s",
-                  family_list().c_str());
+      std::printf(
+          "Families and their kinds (sgdsim docs FAMILY [KIND] for the keys):\n%s"
+          "Outputs (trace columns, summary fields): sgdsim docs outputs\n",
+          family_list().c_str());
+      return;
+    }
+    if (*topic == "outputs") {
+      if (!kind->empty()) throw InputError("docs outputs: takes no kind");
+      const auto fields = scenarios::summary_field_docs();
+      if (*json)
+        std::printf("%s\n", observation::outputs_json(fields).dump(2).c_str());
+      else
+        std::printf("%s", observation::outputs_reference(fields).c_str());
       return;
     }
     if (*topic == "scenario") {
@@ -72,7 +91,7 @@ void add_docs_command(CLI::App& root) {
     }
     const keys::Family* family = find_family(*topic);
     if (!family)
-      throw InputError("docs: unknown topic \"" + *topic + "\"; known: scenario\n" + family_list());
+      throw InputError("docs: unknown topic \"" + *topic + "\"; known: scenario, outputs\n" + family_list());
     if (!kind->empty() && !family->find(*kind))
       throw InputError("docs: " + family->name() + " has no kind \"" + *kind +
                        "\"; known: " + quoted_list(family->kind_names()));

@@ -21,16 +21,48 @@
       vertical lines at those crossovers are added to the gnuplot script written by `sgdsim plot` and the
       figure is re-rendered.
 
-A series is a label of the sweep's index.csv (status ok); labels of several sweeps may be mixed.
+A series is a label of the sweep's index.csv (status ok); labels of several sweeps may be mixed. Trace columns
+are named as `sgdsim docs outputs --json` declares them (short names such as bits or loss included); the
+simulator is $SGDSIM, by default build/sgdsim of this repository.
 """
 import argparse
 import csv
+import functools
+import json
 import math
 import os
 import re
 import statistics
 import subprocess
 import sys
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@functools.lru_cache(maxsize=None)
+def declared_columns():
+    """The trace.csv columns the simulator declares, by name and by short name (loss -> train_loss, ...)."""
+    binary = os.environ.get("SGDSIM") or os.path.join(ROOT, "build", "sgdsim")
+    try:
+        text = subprocess.run([binary, "docs", "outputs", "--json"], check=True, capture_output=True,
+                              text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"analyze.py: cannot read the output declarations from {binary} (build it, or set SGDSIM): {e}")
+    columns = {}
+    for column in json.loads(text)["trace.csv"]:
+        columns[column["name"]] = column
+        if column["alias"]:
+            columns[column["alias"]] = column
+    return columns
+
+
+def col(name):
+    """The trace column of a name or short name."""
+    column = declared_columns().get(name)
+    if column is None:
+        sys.exit(f"analyze.py: no trace column {name!r} is declared (sgdsim docs outputs lists them)")
+    return column["name"]
 
 
 def read_index(sweep):
@@ -100,7 +132,7 @@ def fix4(x):
     return f"{x:.4f}"
 
 
-X_COLUMNS = {"step": "step", "bits": "bits_sent", "time": "sim_time_s"}
+X_CHOICES = ["step", "bits", "time"]
 
 
 def render(gp_path):
@@ -111,7 +143,8 @@ def render(gp_path):
 def cmd_curve(args):
     series = load(args.sweeps, args.only)
     names = short_labels(list(series))
-    xcol = X_COLUMNS[args.x]
+    xcol = col(args.x)
+    log_x = declared_columns()[args.x]["log_scale"]
     base, _ = os.path.splitext(args.output)
     dat, gp = base + ".dat", base + ".gp"
     blocks = []
@@ -120,7 +153,7 @@ def cmd_curve(args):
         for _, _, trace in runs:
             for r in trace:
                 x, y = num(r[xcol]), num(r[args.y])
-                if x is None or y is None or (args.log_y and y <= 0) or (args.x == "bits" and x <= 0):
+                if x is None or y is None or (args.log_y and y <= 0) or (log_x and x <= 0):
                     continue
                 by_step.setdefault(int(r["step"]), []).append((x, y))
         lines = [f"# {names[label]}", "# x mean min max seeds"]
@@ -137,8 +170,7 @@ def cmd_curve(args):
         blocks.append((names[label], "\n".join(lines)))
     with open(dat, "w") as f:
         f.write("\n\n\n".join(b for _, b in blocks) + "\n")
-    xlabel = {"step": "step (iterations)", "bits": "bits sent (all messages)",
-              "time": "simulated time (s)"}[args.x]
+    xlabel = declared_columns()[args.x]["axis"]
     plot = []
     for i, (name, _) in enumerate(blocks):
         colour, dash = i % 8 + 1, i // 8 + 1  # gnuplot has 8 default colours; then dashes tell series apart
@@ -156,7 +188,7 @@ set grid
 set key outside right top box opaque
 set style fill transparent solid 0.20 noborder
 {'set logscale y' if args.log_y else ''}
-{'set logscale x' if args.x == 'bits' else ''}
+{'set logscale x' if log_x else ''}
 plot {', '.join(plot)}
 """)
     render(gp)
@@ -183,7 +215,7 @@ def cmd_final(args):
         for sweep in args.sweeps:
             for row in read_index(sweep):
                 if row.get("point") == args.reference:
-                    reference[(sweep, row["seed"])] = num(read_trace(sweep, row["id"])[-1]["train_loss"])
+                    reference[(sweep, row["seed"])] = num(read_trace(sweep, row["id"])[-1][col("loss")])
     paired = " | final loss − " + args.reference + " (same seed)" if args.reference else ""
     out = ["| series | seeds | final training loss" + paired + " | final test accuracy | mean compression error "
            "‖Q(g)−g‖²/‖g‖² | bits per coordinate per message | total bits sent |",
@@ -192,18 +224,18 @@ def cmd_final(args):
         loss, acc, err, bpc, bits, delta = [], [], [], [], [], []
         for seed, row, trace in runs:
             last = trace[-1]
-            loss.append(num(last["train_loss"]))
+            loss.append(num(last[col("loss")]))
             ref = reference.get((row["_sweep"], seed))
             if ref is not None and loss[-1] is not None:
                 delta.append(loss[-1] - ref)
-            if num(last["test_accuracy"]) is not None:
-                acc.append(num(last["test_accuracy"]))
+            if num(last[col("accuracy")]) is not None:
+                acc.append(num(last[col("accuracy")]))
             # Rows average over the messages since the previous row and rows are evenly spaced, so the mean of
             # the rows is the mean over training (the last row may cover a shorter span; negligible here).
             errs = [num(r["compression_error"]) for r in trace[1:] if num(r["compression_error"]) is not None]
             if errs:
                 err.append(statistics.fmean(errs))
-            total, messages = num(last["bits_sent"]), num(last["messages"])
+            total, messages = num(last[col("bits")]), num(last["messages"])
             bits.append(total)
             if args.dimension and messages:
                 bpc.append(total / messages / args.dimension)
@@ -216,7 +248,7 @@ def cmd_final(args):
 
 def reach(trace, target):
     for r in trace:
-        loss = num(r["train_loss"])
+        loss = num(r[col("loss")])
         if loss is not None and loss <= target:
             return r
     return None
@@ -230,16 +262,16 @@ def cmd_target(args):
     for target in args.target:
         for label, runs in series.items():
             hits = [reach(trace, target) for _, _, trace in runs]
-            final = [num(trace[-1]["train_loss"]) for _, _, trace in runs]
+            final = [num(trace[-1][col("loss")]) for _, _, trace in runs]
             ok = [h for h in hits if h is not None]
             if len(ok) < len(runs):
                 out.append(f"| {names[label]} | {target} | {len(ok)}/{len(runs)} | not reached | – | – | "
                            f"{spread(final, fix4)} |")
                 continue
-            bits = [num(h["bits_sent"]) for h in ok]
+            bits = [num(h[col("bits")]) for h in ok]
             out.append(f"| {names[label]} | {target} | {len(ok)}/{len(runs)} | "
                        f"{spread([num(h['step']) for h in ok], lambda v: f'{v:.0f}')} | {spread(bits, sci)} | "
-                       f"{spread([num(h['sim_time_s']) for h in ok], sci)} | {spread(final, fix4)} |")
+                       f"{spread([num(h[col('time')]) for h in ok], sci)} | {spread(final, fix4)} |")
     write(args.output, out)
 
 
@@ -263,7 +295,7 @@ def cmd_best(args):
                 hits = [reach(trace, target) for _, _, trace in runs]
                 if None in hits:
                     continue
-                bits = [num(h["bits_sent"]) for h in hits]
+                bits = [num(h[col("bits")]) for h in hits]
                 steps = statistics.fmean(num(h["step"]) for h in hits)
                 if fam not in best or statistics.fmean(bits) < best[fam][0]:
                     best[fam] = (statistics.fmean(bits), bits, point, steps)
@@ -321,7 +353,7 @@ def cmd_crossover(args):
     for row in rows:
         hit = reach(read_trace(args.sweep, row["id"]), args.target)
         key = (row["point"], bandwidth_bps(row[BANDWIDTH]))
-        times.setdefault(key, []).append(num(hit["sim_time_s"]) if hit else None)
+        times.setdefault(key, []).append(num(hit[col("time")]) if hit else None)
     methods = list(dict.fromkeys(k[0] for k in times))
     bws = sorted({k[1] for k in times})
 
@@ -386,7 +418,7 @@ def main():
     c = sub.add_parser("curve")
     c.add_argument("sweeps", nargs="+")
     c.add_argument("--y", required=True)
-    c.add_argument("--x", choices=sorted(X_COLUMNS), default="step")
+    c.add_argument("--x", choices=X_CHOICES, default="step")
     c.add_argument("--only")
     c.add_argument("--log-y", action="store_true")
     c.add_argument("--title")

@@ -16,7 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 sgdsim=${SGDSIM:-$root/build/sgdsim}
-analyze="python3 $here/analyze.py"
+analyze="env SGDSIM=$sgdsim python3 $here/analyze.py"
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
   sed -n '2,12p' "$0" >&2

@@ -1,5 +1,6 @@
-// The committed scenario schema and key reference are the binary's own output (`sgdsim schema`, `sgdsim docs
-// scenario`); after changing a declaration, tools/regen-reference.sh rewrites them.
+// The committed scenario schema, key reference and outputs reference are the binary's own output (`sgdsim
+// schema`, `sgdsim docs scenario`, `sgdsim docs outputs`); after changing a declaration,
+// tools/regen-reference.sh rewrites them.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -33,6 +34,10 @@ TEST_CASE("scenarios/scenario.schema.json is what `sgdsim schema` prints") {
 
 TEST_CASE("docs/scenario.md is what `sgdsim docs scenario` prints") {
   check_generated("docs scenario", "docs/scenario.md");
+}
+
+TEST_CASE("docs/outputs.md is what `sgdsim docs outputs` prints") {
+  check_generated("docs outputs", "docs/outputs.md");
 }
 
 TEST_CASE("every family and kind has its own page") {
