@@ -73,7 +73,7 @@ TEST_CASE("any trace column goes on either axis, by its name or its short name")
   CHECK(named.log_x);
   CHECK(raw.x_label == named.x_label);
   CHECK(raw.title == named.title);
-  REQUIRE(raw.series[0].rows.size() == 4);  // step 0 has sent no bits: not on a log axis
+  REQUIRE(raw.series[0].rows.size() == 4);        // step 0 has sent no bits: not on a log axis
   CHECK(raw.series[0].rows[1].x == Approx(400));  // step 20: mean of 200 and 600 bits
   request.y = "no_such_column";
   CHECK_THROWS_WITH(build_figure(runs, request),
