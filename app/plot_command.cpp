@@ -50,7 +50,8 @@ void add_plot_command(CLI::App& root) {
   add_run_selection(*cmd, args->selection);
   cmd->add_option("-o,--output", args->output, "Figure file, .png or .svg")->required();
   cmd->add_option("--x", args->request.x,
-                  "x axis: bits (log scale), time, step, bandwidth, or any trace.csv column")
+                  "x axis: bits (log scale), time, step, bandwidth, or any trace.csv column (sgdsim docs "
+                  "outputs lists the columns and their short names)")
       ->capture_default_str();
   cmd->add_option("--y", args->request.y,
                   "y axis: loss, accuracy, consensus, suboptimality, or any trace.csv column (e.g. "

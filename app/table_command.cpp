@@ -45,8 +45,10 @@ void add_table_command(CLI::App& root) {
                                   "vary) at given steps, mean [min, max] over seeds: final losses and "
                                   "accuracies, bits sent, variances along training");
   add_run_selection(*cmd, args->selection);
-  cmd->add_option("--column", args->columns,
-                  "A trace column (or loss, accuracy, bits, time); repeatable, one table column each")
+  cmd->add_option(
+         "--column", args->columns,
+         "A trace column or its short name (loss, accuracy, bits, time; sgdsim docs outputs lists them); "
+         "repeatable, one table column each")
       ->required();
   cmd->add_option("--step", args->steps,
                   "An evaluation step to read (repeatable, one table row per series and step); default: each "
