@@ -13,7 +13,7 @@
 #include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/spec.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 namespace sgdsim::analysis {
 namespace fs = std::filesystem;

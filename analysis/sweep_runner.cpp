@@ -19,7 +19,7 @@
 #include "common/child_process.hpp"
 #include "common/error.hpp"
 #include "common/keys.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 namespace sgdsim::analysis {
 namespace fs = std::filesystem;

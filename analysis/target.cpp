@@ -6,7 +6,7 @@
 #include "common/keys.hpp"
 #include "common/units.hpp"
 #include "observation/outputs.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 namespace sgdsim::analysis {
 

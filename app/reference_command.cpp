@@ -9,8 +9,8 @@
 #include "common/key_schema.hpp"
 #include "common/spec.hpp"
 #include "observation/outputs_reference.hpp"
-#include "scenarios/run_summary.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/run_summary.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 namespace sgdsim::app {
 

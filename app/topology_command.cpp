@@ -11,9 +11,9 @@
 #include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/spec.hpp"
-#include "scenarios/compute.hpp"
-#include "scenarios/network.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/compute.hpp"
+#include "scenarios/wiring/network.hpp"
+#include "scenarios/wiring/scenario.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::app {

@@ -6,7 +6,7 @@
 
 #include "app/commands.hpp"
 #include "common/memory_limit.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 namespace sgdsim::app {
 

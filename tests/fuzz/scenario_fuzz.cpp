@@ -7,7 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/spec.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 #include "sim/simulation.hpp"
 #include "tests/protocols/failing_ring.hpp"
 #include "tests/protocols/logistic_ring.hpp"

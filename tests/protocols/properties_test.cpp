@@ -6,7 +6,7 @@
 #include <map>
 
 #include "common/rng.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 #include "tests/protocols/cooperative_network.hpp"
 
 using namespace sgdsim;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/keys.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;

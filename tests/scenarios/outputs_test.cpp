@@ -1,5 +1,5 @@
-// Every output is declared (observation/outputs.hpp, scenarios/run_summary.hpp): the golden scenarios, made
-// to have failures, variance draws, a trigger or a divergence, write exactly the trace columns and
+// Every output is declared (observation/outputs.hpp, scenarios/wiring/run_summary.hpp): the golden scenarios,
+// made to have failures, variance draws, a trigger or a divergence, write exactly the trace columns and
 // summary.json fields that `sgdsim docs outputs --json` declares for such a run, and each of them is
 // documented.
 #include <catch2/catch.hpp>

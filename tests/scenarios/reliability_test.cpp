@@ -10,7 +10,7 @@
 
 #include "algorithms/learning/optimum.hpp"
 #include "common/error.hpp"
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 #include "tests/support/runs.hpp"
 
 using namespace sgdsim::testing;

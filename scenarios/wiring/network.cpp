@@ -1,7 +1,7 @@
-#include "scenarios/network.hpp"
+#include "scenarios/wiring/network.hpp"
 
 #include "common/spec.hpp"
-#include "scenarios/dynamics.hpp"
+#include "scenarios/wiring/dynamics.hpp"
 
 namespace sgdsim::scenarios {
 

@@ -1,4 +1,4 @@
-#include "scenarios/dynamics.hpp"
+#include "scenarios/wiring/dynamics.hpp"
 
 #include <cmath>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "scenarios/scenario.hpp"
+#include "scenarios/wiring/scenario.hpp"
 
 #include <unistd.h>
 
@@ -19,9 +19,9 @@
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
-#include "scenarios/compute.hpp"
-#include "scenarios/network.hpp"
-#include "scenarios/run_summary.hpp"
+#include "scenarios/wiring/compute.hpp"
+#include "scenarios/wiring/network.hpp"
+#include "scenarios/wiring/run_summary.hpp"
 #include "topologies/graph.hpp"
 
 namespace sgdsim::scenarios {

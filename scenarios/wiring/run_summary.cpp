@@ -1,4 +1,4 @@
-#include "scenarios/run_summary.hpp"
+#include "scenarios/wiring/run_summary.hpp"
 
 #include <sys/resource.h>
 

@@ -1,4 +1,4 @@
-#include "scenarios/compute.hpp"
+#include "scenarios/wiring/compute.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "algorithms/compression/compressor.hpp"
 #include "common/spec.hpp"
-#include "scenarios/dynamics.hpp"
+#include "scenarios/wiring/dynamics.hpp"
 
 namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
