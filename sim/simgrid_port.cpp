@@ -102,46 +102,21 @@ void SimPort::announce(Channel& channel) {
   }
 }
 
-std::optional<Bytes> SimPort::receive(std::size_t from) {
-  if (lossy()) {
-    Received received = receive_within(from);
-    if (received.status != Received::Status::message) return std::nullopt;
-    return std::move(received.bytes);
-  }
-  check_peer(from, "receive");
-  settle();
-  Channel& channel = network_->channel(from, self_);
-  waiting_ = {"receive from", from};
+bool SimPort::await_announcement(Channel& channel, double timeout) {
+  if (lossy()) return !channel.announced->acquire_timeout(timeout);  // one release per item
+  // One release per wait: a receive whose item is already announced makes no simcall.
   while (channel.is_message.empty()) {
     channel.receiver_waits = true;
     channel.announced->acquire();
   }
-  const bool is_message = channel.is_message.front();
-  channel.is_message.pop_front();
-  if (!is_message) {
-    waiting_ = {};
-    return std::nullopt;
-  }
-  const Envelope* arrived = channel.mailbox->get<Envelope>();
-  waiting_ = {};
-  // Mailboxes are FIFO per sender, so the comm delivers the oldest buffer in flight.
-  if (arrived != channel.in_flight.front().get())
-    throw std::logic_error("message order broken on channel " + std::to_string(from) + ">" +
-                           std::to_string(self_));
-  Bytes bytes = std::move(channel.in_flight.front()->bytes);
-  channel.in_flight.pop_front();
-  return bytes;
+  return true;
 }
 
+// Settles item `seq` of the channel: with what the sender announced for it, or, on a network that can fail,
+// with `missing` at the receive's deadline. A comm still running at the deadline is cancelled by SimGrid for
+// both sides, so its sender learns it was not delivered. Without failures the deadline is infinite, nothing
+// is missing, and the same SimGrid calls wait for the item (Mailbox::get() is get_async() then wait()).
 Received SimPort::receive_or_miss(std::size_t from) {
-  if (lossy()) return receive_within(from);
-  return Port::receive_or_miss(from);
-}
-
-// The receive of a network that can fail: it settles item `seq` of the channel by its deadline, either with
-// what the sender announced for it or with `missing`. A comm still running at the deadline is cancelled by
-// SimGrid for both sides, so its sender learns it was not delivered.
-Received SimPort::receive_within(std::size_t from) {
   check_peer(from, "receive");
   settle();
   Channel& channel = network_->channel(from, self_);
@@ -153,7 +128,10 @@ Received SimPort::receive_within(std::size_t from) {
     ~Settle() { channel.received = seq + 1; }
   } settle_on_return{channel, seq};
   const double deadline = s4u::Engine::get_clock() + network_->receive_timeout();
-  const auto remaining = [deadline] { return std::max(0.0, deadline - s4u::Engine::get_clock()); };
+  // Simulated seconds left until the deadline; -1: no deadline (SimGrid's "forever").
+  const auto remaining = [this, deadline] {
+    return lossy() ? std::max(0.0, deadline - s4u::Engine::get_clock()) : -1.0;
+  };
   // Buffers of older items are dead (their comms failed or were cancelled): free them.
   while (!channel.in_flight.empty() && channel.in_flight.front()->seq < seq) channel.in_flight.pop_front();
   const auto missing = [this] {
@@ -162,7 +140,7 @@ Received SimPort::receive_within(std::size_t from) {
     return Received{Received::Status::missing, {}};
   };
   waiting_ = {"receive from", from};
-  if (channel.announced->acquire_timeout(remaining())) return missing();
+  if (!await_announcement(channel, remaining())) return missing();
   const bool is_message = channel.is_message.front();
   channel.is_message.pop_front();
   if (!is_message) {
@@ -181,8 +159,10 @@ Received SimPort::receive_within(std::size_t from) {
     try {
       comm->wait_for(remaining());
     } catch (const simgrid::TimeoutException&) {
+      if (!lossy()) throw;
       return missing();  // the comm is cancelled
     } catch (const simgrid::Exception&) {
+      if (!lossy()) throw;
       // The link failed under the message. SimGrid tells both ends at once, but nothing tells a real
       // receiver: it finds out when its timeout expires.
       s4u::this_actor::sleep_until(deadline);
@@ -192,6 +172,10 @@ Received SimPort::receive_within(std::size_t from) {
     while (it != channel.in_flight.end() && it->get() != arrived) ++it;
     if (it == channel.in_flight.end())
       throw std::logic_error("unknown message on channel " + std::to_string(from) + ">" +
+                             std::to_string(self_));
+    // Without failures, mailboxes are FIFO per sender: the comm delivers the oldest buffer in flight.
+    if (!lossy() && it != channel.in_flight.begin())
+      throw std::logic_error("message order broken on channel " + std::to_string(from) + ">" +
                              std::to_string(self_));
     std::unique_ptr<Envelope> envelope = std::move(*it);
     channel.in_flight.erase(it);
@@ -219,8 +203,7 @@ void SimPort::request(std::size_t to, Bytes bytes) {
   pending_to_.push_back(to);
 }
 
-std::pair<std::size_t, Bytes> SimPort::receive_request() {
-  if (!server_) throw std::logic_error("receive_request() called on a port that is not a server's");
+std::pair<std::size_t, Bytes> ServerPort::receive_request() {
   settle();
   RequestBox& box = network_->requests(self_);
   waiting_ = {"receive_request", 0};
@@ -245,10 +228,10 @@ std::pair<std::size_t, Bytes> SimPort::receive_request() {
   throw std::logic_error("node " + std::to_string(self_) + "'s server received an unknown request");
 }
 
-void SimPort::wait_sends() {
+std::vector<std::size_t> SimPort::wait_sends() {
   settle();
   waiting_ = {"wait_sends", 0};
-  undelivered_ = std::move(refused_);
+  std::vector<std::size_t> undelivered = std::move(refused_);
   refused_.clear();
   if (!lossy()) {
     s4u::Comm::wait_all(pending_);
@@ -258,14 +241,15 @@ void SimPort::wait_sends() {
       try {
         pending_[k]->wait();
       } catch (const simgrid::Exception&) {
-        undelivered_.push_back(pending_to_[k]);
+        undelivered.push_back(pending_to_[k]);
       }
     }
   }
-  counters_.lost += undelivered_.size();
+  counters_.lost += undelivered.size();
   pending_.clear();
   pending_to_.clear();
   waiting_ = {};
+  return undelivered;
 }
 
 double SimPort::nominal_speed() const {

@@ -10,6 +10,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/requests.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::sim {
@@ -99,46 +100,51 @@ class Network {
   std::unordered_map<std::size_t, RequestBox> requests_;
 };
 
-class SimPort final : public Port {
+// A node's port. It also sends requests to the servers of asynchronous protocols (Network::servers()).
+class SimPort : public Port, public protocols::Requester {
  public:
-  // A server's port (`server` true) also takes requests (Protocol::serve).
-  SimPort(Network& network, std::size_t self, bool server = false)
-      : network_(&network), self_(self), server_(server) {}
-  std::size_t self() const override { return self_; }
-  void send(std::size_t to, Bytes bytes) override;
-  void send_silence(std::size_t to) override;
-  std::optional<Bytes> receive(std::size_t from) override;
-  void wait_sends() override;
-  Received receive_or_miss(std::size_t from) override;
-  std::vector<std::size_t> undelivered() const override { return undelivered_; }
-  bool lossy() const override { return network_->receive_timeout() > 0; }
-  void request(std::size_t to, Bytes bytes) override;
-  std::pair<std::size_t, Bytes> receive_request() override;
-  void compute(double flops) override;
-  void spend(protocols::Work work, double seconds) override;
-  double now() override;
-  void let_others_run() override;
-  const Counters& counters() const override { return counters_; }
+  SimPort(Network& network, std::size_t self) : network_(&network), self_(self) {}
+  std::size_t self() const final { return self_; }
+  void send(std::size_t to, Bytes bytes) final;
+  void send_silence(std::size_t to) final;
+  Received receive_or_miss(std::size_t from) final;
+  std::vector<std::size_t> wait_sends() final;
+  void request(std::size_t to, Bytes bytes) final;
+  void compute(double flops) final;
+  void spend(protocols::Work work, double seconds) final;
+  double now() final;
+  void let_others_run() final;
+  const Counters& counters() const final { return counters_; }
   const Waiting& waiting() const { return waiting_; }
+
+ protected:
+  // True when the network can lose messages (receives time out).
+  bool lossy() const { return network_->receive_timeout() > 0; }
+  void settle();
+  Network* network_;
+  std::size_t self_;
+  Waiting waiting_;
 
  private:
   void check_peer(std::size_t peer, const char* operation) const;
   double nominal_speed() const;
-  void settle();
   // Tells the channel's receiver that an item (message or silence) is there (see Channel).
   void announce(Channel& channel);
-  Network* network_;
-  std::size_t self_;
-  bool server_;
+  // Waits until the channel's next item is announced; false when the receive's time ran out first.
+  bool await_announcement(Channel& channel, double timeout);
   Counters counters_;
-  Received receive_within(std::size_t from);
   std::vector<simgrid::s4u::CommPtr> pending_;
   std::vector<std::size_t> pending_to_;  // the destination of each pending send (failures)
-  std::vector<std::size_t> undelivered_;
-  std::vector<std::size_t> refused_;  // sends since the last wait_sends() that nobody waited for any more
-  Waiting waiting_;
+  std::vector<std::size_t> refused_;     // sends since the last wait_sends() that nobody waited for any more
   std::array<double, protocols::work_kinds> owed_{};  // work charged but not yet executed, by kind
   double owed_total_ = 0;
+};
+
+// A server's port (Protocol::serve): it also takes the requests sent to its node.
+class ServerPort final : public SimPort, public protocols::RequestInbox {
+ public:
+  using SimPort::SimPort;
+  std::pair<std::size_t, Bytes> receive_request() override;
 };
 
 }  // namespace sgdsim::sim

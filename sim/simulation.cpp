@@ -176,10 +176,10 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
     }));
   }
   for (const BackgroundFlow& flow : options.dynamics.background) start_background(flow, hosts);
-  std::vector<std::unique_ptr<SimPort>> server_ports;
+  std::vector<std::unique_ptr<ServerPort>> server_ports;
   if (server) {
     for (std::size_t i = 0; i < n; ++i) {
-      server_ports.push_back(std::make_unique<SimPort>(network, i, /*server=*/true));
+      server_ports.push_back(std::make_unique<ServerPort>(network, i));
       network.servers().push_back(s4u::Actor::create("server" + std::to_string(i), hosts[i], [&, i] {
         // A daemon: killed when the last node body has returned, so a server may wait forever.
         s4u::Actor::self()->daemonize();

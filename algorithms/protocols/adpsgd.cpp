@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "algorithms/protocols/requests.hpp"
 #include "common/rng.hpp"
 #include "common/spec.hpp"
 
@@ -34,6 +35,7 @@ Adpsgd::Adpsgd(Spec& spec, const Environment& environment)
 void Adpsgd::run(std::size_t i, protocols::Port& port) {
   Node& node = nodes_[i];
   node.port = &port;
+  Requester& requests = requester(port);
   const auto& neighbors = environment_.topology->neighbors[i];
   Rng batches = local_.batch_stream(i);
   Rng peers = Rng::stream(environment_.seed, i, Purpose::peer);
@@ -52,17 +54,16 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       Bytes bytes;
       encoders_.encode(i, node.x, bytes, node.sent, node.stats);
       port.spend(Work::encode, encoders_.encode_s());
-      port.request(j, std::move(bytes));
+      requests.request(j, std::move(bytes));
       Bytes reply;
-      if (!port.lossy()) {
+      if (!environment_.lossy) {
         std::optional<Bytes> received = port.receive(j);
         if (!received) throw std::logic_error("AD-PSGD received silence");
         reply = std::move(*received);
       } else {
         // A request that reached nobody gets no reply; a reply that does not come in time is given up on
         // (j then learns it was not delivered and keeps its model). Either way this average is skipped.
-        port.wait_sends();
-        if (port.undelivered().empty()) {
+        if (port.wait_sends().empty()) {
           Received received = port.receive_or_miss(j);
           if (received.status == Received::Status::message) reply = std::move(received.bytes);
         }
@@ -70,7 +71,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       if (!reply.empty()) {  // empty: j was busy
         encoders_.decode(reply, theirs_);
         port.spend(Work::decode, encoders_.decode_s());
-        if (!port.lossy()) {
+        if (!environment_.lossy) {
           // The same Δ the server subtracted (same floats, same operations).
           for (std::size_t c = 0; c < node.x.size(); ++c) node.x[c] += 0.5f * (theirs_[c] - node.sent[c]);
           node.landing = false;
@@ -86,7 +87,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
         port.spend(Work::mixing, mixing_s_);
       }
       // While the deferred requests are answered, new ones queue behind them (see adpsgd.hpp).
-      node.draining = port.lossy();
+      node.draining = environment_.lossy;
       node.locked = false;
       port.wait_sends();
       // The requests deferred while this exchange was open, in arrival order; more may arrive meanwhile.
@@ -114,8 +115,9 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
 void Adpsgd::serve(std::size_t j, protocols::Port& port) {
   Node& node = nodes_[j];
   node.server = &port;
+  RequestInbox& requests = request_inbox(port);
   for (;;) {
-    auto [i, bytes] = port.receive_request();
+    auto [i, bytes] = requests.receive_request();
     if (!node.locked && !node.draining) {
       answer(j, i, bytes, port);
     } else if (!node.locked || node.partner < j) {
@@ -137,14 +139,13 @@ void Adpsgd::answer(std::size_t j, std::size_t i, const Bytes& bytes, protocols:
   encoders_.encode(j, node.x, reply, mine_, node.stats);
   port.spend(Work::encode, encoders_.encode_s());
   Node& requester = nodes_[i];
-  if (port.lossy()) {
+  if (environment_.lossy) {
     // Δ survives the wait below, so it cannot live in the shared scratch.
     std::vector<float> delta(node.x.size());
     for (std::size_t c = 0; c < delta.size(); ++c) delta[c] = 0.5f * (mine_[c] - theirs_[c]);
     port.spend(Work::mixing, mixing_s_);
     port.send(i, std::move(reply));
-    port.wait_sends();
-    if (!port.undelivered().empty()) return;  // lost or given up on: i did not average, neither does j
+    if (!port.wait_sends().empty()) return;  // lost or given up on: i did not average, neither does j
     // x_j may have moved meanwhile (its own gradient or exchanges); Δ is added to it all the same.
     for (std::size_t c = 0; c < delta.size(); ++c) {
       node.x[c] -= delta[c];

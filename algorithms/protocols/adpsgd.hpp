@@ -25,12 +25,12 @@ namespace sgdsim::protocols {
 //   waits only for lower-numbered nodes to answer, so no cycle of waits can form: no deadlock, also when two
 //   nodes choose each other at the same moment (the higher one serves the lower one right after).
 // * The server serves a request in one go, without a Port call between reading x_j and updating it.
-// On a network that loses messages (Port::lossy()) a request or reply can be lost, so the exchange becomes
-// "apply on delivery": i skips the average when its request reached nobody or the reply did not come within
-// the receive timeout; j subtracts Δ only once the port confirms its reply was delivered (undelivered() is
-// empty), so a lost reply changes neither model. Requests to a node are then answered strictly in arrival
-// order (also while the node drains its deferred ones), so the reply i receives is the one to its current
-// request and both ends compute the same Δ.
+// On a network that loses messages (Environment::lossy) a request or reply can be lost, so the exchange
+// becomes "apply on delivery": i skips the average when its request reached nobody or the reply did not come
+// within the receive timeout; j subtracts Δ only once the port confirms its reply was delivered (wait_sends()
+// lists no undelivered send), so a lost reply changes neither model. Requests to a node are then answered
+// strictly in arrival order (also while the node drains its deferred ones), so the reply i receives is the
+// one to its current request and both ends compute the same Δ.
 //
 class Adpsgd : public Protocol {
  public:

@@ -68,7 +68,7 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     offload(environment_, port, [this, i] { combine(i); });
     // A neighbour not heard from this round drops out of the average: the weights of those heard are
     // renormalised to sum to one (exactly one already when everything arrived).
-    if (heard < 1.0 && port.lossy()) {
+    if (heard < 1.0 && environment_.lossy) {
       const auto scale = static_cast<float>(1.0 / heard);
       for (float& v : node.mixed) v *= scale;
       port.spend(Work::mixing, self_mixing_s_);

@@ -133,7 +133,7 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   // The difference (3 d) and the own copy and m updates (6 d), then the encoding: all before the first send.
   port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 9.0 * static_cast<double>(dimension_)));
   port.spend(Work::encode, encoders_.encode_s());
-  if (port.lossy()) {
+  if (environment_.lossy) {
     sent_q_[i] = q_;
     fired_[i] = 1;
     send_framed(i, &bytes, port);
@@ -171,9 +171,8 @@ void Gossip::send_framed(std::size_t i, const Bytes* update, protocols::Port& po
 }
 
 // After wait_sends(): what a neighbour did not receive is owed to it; a delivered repair settles the debt.
-void Gossip::settle_deliveries(std::size_t i, protocols::Port& port) {
+void Gossip::settle_deliveries(std::size_t i, const std::vector<std::size_t>& lost) {
   const auto& neighbors = environment_.topology->neighbors[i];
-  const std::vector<std::size_t> lost = port.undelivered();
   for (std::size_t k = 0; k < neighbors.size(); ++k) {
     const bool delivered = std::find(lost.begin(), lost.end(), neighbors[k]) == lost.end();
     if (delivered) {
@@ -188,7 +187,7 @@ void Gossip::settle_deliveries(std::size_t i, protocols::Port& port) {
 }
 
 void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
-  if (port.lossy()) {
+  if (environment_.lossy) {
     send_framed(i, nullptr, port);
     return;
   }
@@ -201,7 +200,7 @@ void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
 }
 
 void Gossip::gather(std::size_t i, protocols::Port& port) {
-  if (port.lossy()) {
+  if (environment_.lossy) {
     gather_framed(i, port);
     return;
   }
@@ -243,8 +242,7 @@ void Gossip::gather_framed(std::size_t i, protocols::Port& port) {
       port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d)));
     }
   }
-  port.wait_sends();
-  settle_deliveries(i, port);
+  settle_deliveries(i, port.wait_sends());
 }
 
 void Gossip::consensus(std::size_t i) {

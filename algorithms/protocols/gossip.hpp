@@ -77,7 +77,7 @@ class Gossip {
   std::vector<char> fired_;                   // node i sent an update q_ this round
   std::vector<std::vector<float>> sent_q_;    // node i's q of this round (lossy networks)
   void send_framed(std::size_t i, const Bytes* update, protocols::Port& port);
-  void settle_deliveries(std::size_t i, protocols::Port& port);
+  void settle_deliveries(std::size_t i, const std::vector<std::size_t>& lost);
   void gather_framed(std::size_t i, protocols::Port& port);
   bool holds_owner_copy(std::size_t holder, std::size_t k) const;
   std::vector<std::vector<std::vector<float>>>

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -34,7 +33,7 @@ struct Counters {
   std::uint64_t timed_out = 0;
 };
 
-// What receive_or_miss() found.
+// What a receive found.
 struct Received {
   enum class Status { message, silence, missing } status = Status::missing;
   Bytes bytes;  // the message (status message)
@@ -51,25 +50,15 @@ class Port {
   // Tells `to` "no message this round" at zero cost and zero bits: an oracle, the idealisation of protocols
   // whose analysis assumes silent nodes are known by fiat.
   virtual void send_silence(std::size_t to) = 0;
-  // Blocks until the next message from `from` arrives (in order per sender); nullopt when it was silence.
-  virtual std::optional<Bytes> receive(std::size_t from) = 0;
-  virtual void wait_sends() = 0;
-
-  // Failures (docs/protocols.md, "Failures"). On a network with a receive timeout, receive_or_miss() is
-  // receive() that gives up after that many simulated seconds: `missing` when nothing from `from` arrived in
-  // time (a link or node down, a late sender). A message is then either received by the receive that waits
-  // for it or by nobody, and its sender learns which: after wait_sends(), undelivered() lists the
-  // destinations of the sends since the previous wait_sends() that nobody will receive, in send order. On a
-  // network without failures these are receive() and an empty list.
-  virtual Received receive_or_miss(std::size_t from) {
-    std::optional<Bytes> message = receive(from);
-    if (!message) return {Received::Status::silence, {}};
-    return {Received::Status::message, std::move(*message)};
-  }
-  virtual std::vector<std::size_t> undelivered() const { return {}; }
-  // True when the network can lose messages (receives time out): protocols that must keep replicas
-  // consistent then frame their messages for repairs.
-  virtual bool lossy() const { return false; }
+  // Blocks until the next item from `from` (in its sending order) is settled: a message, a silence, or, on a
+  // network that loses messages (a receive timeout, docs/protocols.md "Failures"), `missing` when nothing
+  // arrived within that many simulated seconds (a link or node down, a late sender). Such a network settles
+  // every message by the receive waiting for it: that receive gets it, or nobody does. A network without
+  // failures never answers `missing`.
+  virtual Received receive_or_miss(std::size_t from) = 0;
+  // Awaits every send since the previous wait_sends() and returns the destinations of those that nobody will
+  // receive, in send order (always empty on a network without failures).
+  virtual std::vector<std::size_t> wait_sends() = 0;
   // Spends simulated compute time for `flops` floating-point operations of model math on this node's host
   // (counted as Work::gradient).
   virtual void compute(double flops) = 0;
@@ -85,18 +74,12 @@ class Port {
   virtual double now() = 0;
   virtual const Counters& counters() const = 0;
 
-  // Requests and their server, for asynchronous protocols (Protocol::serves()). request() starts sending
-  // `bytes` to the server of node `to` (a second actor on that node's host, see Protocol::serve), not to its
-  // run(); the server's reply comes back through receive(to) like any message. receive_request(), on a
-  // server's port only, blocks until a request from any node arrives and returns its sender and bytes, in
-  // arrival order. Ports of networks without servers refuse both.
-  virtual void request(std::size_t to, Bytes bytes) {
-    (void)to;
-    (void)bytes;
-    throw std::logic_error("this port has no servers to send requests to");
-  }
-  virtual std::pair<std::size_t, Bytes> receive_request() {
-    throw std::logic_error("receive_request() called on a port that is not a server's");
+  // receive_or_miss() for protocols that need not tell silence from a missing message: the message, or
+  // nullopt.
+  std::optional<Bytes> receive(std::size_t from) {
+    Received received = receive_or_miss(from);
+    if (received.status != Received::Status::message) return std::nullopt;
+    return std::move(received.bytes);
   }
 };
 

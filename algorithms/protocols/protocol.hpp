@@ -58,9 +58,10 @@ class Protocol {
   // Called once after the simulation ended normally: end-of-run self checks (e.g. copy consistency).
   virtual void finish() {}
   // An asynchronous protocol answers its peers while its node computes: when serves() is true, serve(node,
-  // port) runs as a second actor on node's host, with its own port (receive_request(), replies by send()),
-  // from the start until every run() has returned; then it is stopped wherever it waits, so it may loop
-  // forever. Its work shares the host with run()'s.
+  // port) runs as a second actor on node's host, with its own port (request_inbox(port) takes the requests,
+  // replies go by send(); requests.hpp), from the start until every run() has returned; then it is stopped
+  // wherever it waits, so it may loop forever. Its work shares the host with run()'s, and run()'s port sends
+  // the requests (requester(port)).
   virtual bool serves() const { return false; }
   virtual void serve(std::size_t node, protocols::Port& port) {
     (void)node;

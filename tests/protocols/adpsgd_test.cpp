@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/protocols/requests.hpp"
 #include "scenarios/wiring/scenario.hpp"
 #include "sim/simulation.hpp"
 #include "tests/protocols/failing_ring.hpp"
@@ -76,24 +77,25 @@ class Recorder : public protocols::Probe {
 };
 
 // A port whose host is `factor` times slower: every charge of work takes `factor` times as long. Stands in
-// for a per-node host speed (a straggler) in this test.
-class SlowPort : public protocols::Port {
+// for a per-node host speed (a straggler) in this test. It sends requests or takes them as the port it wraps.
+class SlowPort : public protocols::Port, public protocols::Requester, public protocols::RequestInbox {
  public:
   SlowPort(protocols::Port& inner, double factor) : inner_(inner), factor_(factor) {}
   std::size_t self() const override { return inner_.self(); }
   void send(std::size_t to, protocols::Bytes bytes) override { inner_.send(to, std::move(bytes)); }
   void send_silence(std::size_t to) override { inner_.send_silence(to); }
-  std::optional<protocols::Bytes> receive(std::size_t from) override { return inner_.receive(from); }
-  void wait_sends() override { inner_.wait_sends(); }
   protocols::Received receive_or_miss(std::size_t from) override { return inner_.receive_or_miss(from); }
-  std::vector<std::size_t> undelivered() const override { return inner_.undelivered(); }
-  bool lossy() const override { return inner_.lossy(); }
+  std::vector<std::size_t> wait_sends() override { return inner_.wait_sends(); }
   void compute(double flops) override { inner_.compute(flops * factor_); }
   void spend(protocols::Work work, double seconds) override { inner_.spend(work, seconds * factor_); }
   double now() override { return inner_.now(); }
   const protocols::Counters& counters() const override { return inner_.counters(); }
-  void request(std::size_t to, protocols::Bytes bytes) override { inner_.request(to, std::move(bytes)); }
-  std::pair<std::size_t, protocols::Bytes> receive_request() override { return inner_.receive_request(); }
+  void request(std::size_t to, protocols::Bytes bytes) override {
+    protocols::requester(inner_).request(to, std::move(bytes));
+  }
+  std::pair<std::size_t, protocols::Bytes> receive_request() override {
+    return protocols::request_inbox(inner_).receive_request();
+  }
 
  private:
   protocols::Port& inner_;

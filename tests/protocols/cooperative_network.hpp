@@ -7,7 +7,6 @@
 #include <exception>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -56,25 +55,25 @@ class CooperativeNetwork {
       counters_.payload_bytes += bytes.size();
       counters_.wire_bytes += bytes.size();
       counters_.messages += 1;
-      network_->queues_[{self_, to}].push_back(std::move(bytes));
+      network_->queues_[{self_, to}].push_back({protocols::Received::Status::message, std::move(bytes)});
       network_->changed_.notify_all();
     }
     void send_silence(std::size_t to) override {
-      network_->queues_[{self_, to}].push_back(std::nullopt);
+      network_->queues_[{self_, to}].push_back({protocols::Received::Status::silence, {}});
       network_->changed_.notify_all();
     }
-    std::optional<protocols::Bytes> receive(std::size_t from) override {
+    protocols::Received receive_or_miss(std::size_t from) override {
       auto& queue = network_->queues_[{from, self_}];
       // The caller holds the baton; waiting hands it to another node.
       std::unique_lock<std::mutex> lock(network_->baton_, std::adopt_lock);
       network_->changed_.wait(lock, [&] { return !queue.empty() || network_->failed_; });
       lock.release();
       if (queue.empty()) throw std::runtime_error("another node failed");
-      std::optional<protocols::Bytes> message = std::move(queue.front());
+      protocols::Received item = std::move(queue.front());
       queue.pop_front();
-      return message;
+      return item;
     }
-    void wait_sends() override {}
+    std::vector<std::size_t> wait_sends() override { return {}; }
     void compute(double) override {}
     void spend(protocols::Work, double) override {}
     double now() override { return 0; }
@@ -88,7 +87,7 @@ class CooperativeNetwork {
   std::mutex baton_;
   std::condition_variable changed_;
   bool failed_ = false;
-  std::map<std::pair<std::size_t, std::size_t>, std::deque<std::optional<protocols::Bytes>>> queues_;
+  std::map<std::pair<std::size_t, std::size_t>, std::deque<protocols::Received>> queues_;
   std::deque<LocalPort> ports_;
 };
 

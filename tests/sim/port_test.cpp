@@ -90,6 +90,45 @@ TEST_CASE("a receiver that waits first gets every item in order, however many co
   CHECK(out[0] > out[1]);  // the last message left after the computation and took transfer time
 }
 
+TEST_CASE("while nothing fails, receives that could time out get the same items at the same times") {
+  // One receive path, two ways of waiting for an item: the same exchange with and without a receive timeout.
+  // Node 1 finds some items there and waits for others; node 2 (two hops away) waits before anything is sent.
+  auto path = path_topology(3, test_link);
+  const auto exchange = [](std::size_t node, protocols::Port& port, std::vector<double>& v) {
+    using Status = protocols::Received::Status;
+    if (node == 0) {
+      port.send_silence(1);
+      port.send(1, protocols::Bytes{1, 2, 3});
+      port.send_silence(1);
+      port.compute(1e6);
+      port.send(1, protocols::Bytes(10000, 9));
+      port.send(2, protocols::Bytes(500, 1));
+      v[0] = static_cast<double>(port.wait_sends().size());
+    } else {
+      const protocols::Received first = port.receive_or_miss(0);
+      const double at = port.now();
+      if (node == 1) {
+        const protocols::Received message = port.receive_or_miss(0);
+        const protocols::Received silence = port.receive_or_miss(0);
+        const protocols::Received late = port.receive_or_miss(0);
+        const bool items = first.status == Status::silence && message.bytes == protocols::Bytes{1, 2, 3} &&
+                           silence.status == Status::silence && late.bytes == protocols::Bytes(10000, 9);
+        v[1] = items && at == 0 ? port.now() : -2;
+      } else {
+        v[2] = first.status == Status::message && first.bytes.size() == 500 ? at : -2;
+      }
+    }
+  };
+  const std::vector<double> reliable = timed_run(path, {}, exchange);
+  sim::NetworkOptions options;
+  options.dynamics.receive_timeout = 10;
+  const std::vector<double> lossy = timed_run(path, options, exchange);
+  CHECK(reliable[0] == 0);
+  CHECK(reliable[1] > 1e-4);
+  CHECK(reliable[2] > 1e-4);
+  CHECK(lossy == reliable);
+}
+
 TEST_CASE("counters count payload and wire bytes and messages but not silences") {
   auto path = path_topology(2, test_link);
   sim::NetworkOptions options;
