@@ -1,8 +1,6 @@
 #include "algorithms/protocols/gossip.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -11,11 +9,6 @@
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
-namespace {
-// The silence signal is one zero byte. Every encoding of a non-empty vector carries at least a 32-bit value,
-// so a one-byte message can only be this signal; encode() is checked to keep that true.
-constexpr std::uint8_t silence_byte = 0;
-}  // namespace
 
 std::vector<keys::Key> Gossip::keys() {
   std::vector<keys::Key> keys = {topology::weights_key(),
@@ -40,7 +33,8 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
       difference_(dimension_),
       q_(dimension_),
       consensus_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(dimension_))),
-      outbox_(environment.topology->nodes) {
+      outbox_(environment.topology->nodes),
+      framing_(*environment.topology, dimension_, silence, environment.lossy) {
   const bool verify_copies = spec.boolean("verify_copies");
   const std::size_t n = environment.topology->nodes;
   nodes_.resize(n);
@@ -50,14 +44,6 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
     // x̂ starts at zero everywhere (as in CHOCO-SGD), so m starts at zero too.
     node.copy.assign(dimension_, 0.0f);
     node.mixed.assign(dimension_, 0.0f);
-  }
-  owed_.resize(n);
-  repairing_.resize(n);
-  fired_.assign(n, 0);
-  sent_q_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    owed_[i].resize(environment.topology->neighbors[i].size());
-    repairing_[i].assign(environment.topology->neighbors[i].size(), 0);
   }
   if (verify_copies) {
     held_.resize(n);
@@ -125,7 +111,6 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   Bytes& bytes = outbox_[i];
   // q_ is the decoded message; a sparse one is applied in O(k) from its positions, with the same bits.
   const bool sparse = encoders_.encode(i, difference_, bytes, q_, node.stats, &sparse_);
-  if (bytes.size() <= 1) throw std::logic_error("an encoded message of one byte would read as silence");
   if (sparse)
     apply_sparse(i, i);
   else
@@ -133,116 +118,30 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   // The difference (3 d) and the own copy and m updates (6 d), then the encoding: all before the first send.
   port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 9.0 * static_cast<double>(dimension_)));
   port.spend(Work::encode, encoders_.encode_s());
-  if (environment_.lossy) {
-    sent_q_[i] = q_;
-    fired_[i] = 1;
-    send_framed(i, &bytes, port);
-    return;
-  }
-  for (std::size_t j : environment_.topology->neighbors[i]) port.send(j, bytes);
-}
-
-// Messages on a network that can lose them: [flags][u32 length, encoded q (flags & 1)][d fp32 repair
-// (flags & 2)], per neighbour. flags 0 is the 1-byte silence signal.
-void Gossip::send_framed(std::size_t i, const Bytes* update, protocols::Port& port) {
-  const auto& neighbors = environment_.topology->neighbors[i];
-  for (std::size_t k = 0; k < neighbors.size(); ++k) {
-    const bool repair = !owed_[i][k].empty();
-    repairing_[i][k] = repair;
-    if (!update && !repair) {
-      if (silence_ == Silence::free)
-        port.send_silence(neighbors[k]);
-      else
-        port.send(neighbors[k], protocols::Bytes{silence_byte});
-      continue;
-    }
-    Bytes framed{static_cast<std::uint8_t>((update ? 1 : 0) | (repair ? 2 : 0))};
-    if (update) {
-      const auto length = static_cast<std::uint32_t>(update->size());
-      for (int b = 0; b < 4; ++b) framed.push_back(static_cast<std::uint8_t>(length >> (8 * b)));
-      framed.insert(framed.end(), update->begin(), update->end());
-    }
-    if (repair) {
-      const auto* raw = reinterpret_cast<const std::uint8_t*>(owed_[i][k].data());
-      framed.insert(framed.end(), raw, raw + owed_[i][k].size() * sizeof(float));
-    }
-    port.send(neighbors[k], std::move(framed));
-  }
-}
-
-// After wait_sends(): what a neighbour did not receive is owed to it; a delivered repair settles the debt.
-void Gossip::settle_deliveries(std::size_t i, const std::vector<std::size_t>& lost) {
-  const auto& neighbors = environment_.topology->neighbors[i];
-  for (std::size_t k = 0; k < neighbors.size(); ++k) {
-    const bool delivered = std::find(lost.begin(), lost.end(), neighbors[k]) == lost.end();
-    if (delivered) {
-      if (repairing_[i][k]) owed_[i][k].clear();
-    } else if (fired_[i]) {
-      if (owed_[i][k].empty()) owed_[i][k].assign(dimension_, 0.0f);
-      axpy(owed_[i][k], 1.0f, sent_q_[i]);
-    }
-    repairing_[i][k] = 0;
-  }
-  fired_[i] = 0;
+  framing_.send_update(i, bytes, q_, port);
 }
 
 void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
-  if (environment_.lossy) {
-    send_framed(i, nullptr, port);
-    return;
-  }
-  for (std::size_t j : environment_.topology->neighbors[i]) {
-    if (silence_ == Silence::free)
-      port.send_silence(j);
-    else
-      port.send(j, protocols::Bytes{silence_byte});
-  }
+  framing_.send_silence(i, port);
 }
 
+// A missing message leaves the holder's copy of the sender as it was (stale); its sender owes the update and
+// repairs it with a later message (Framing).
 void Gossip::gather(std::size_t i, protocols::Port& port) {
-  if (environment_.lossy) {
-    gather_framed(i, port);
-    return;
-  }
+  const double mixing_s = environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(dimension_));
   for (std::size_t j : environment_.topology->neighbors[i]) {
-    std::optional<protocols::Bytes> message = port.receive(j);
-    if (!message || (message->size() == 1 && (*message)[0] == silence_byte)) continue;
-    receive_update(i, j, *message);
-    port.spend(Work::decode, encoders_.decode_s());
-    port.spend(Work::mixing,
-               environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(dimension_)));
-  }
-  port.wait_sends();
-}
-
-// A missing message leaves the holder's copy of the sender as it was (stale); its sender owes the update.
-void Gossip::gather_framed(std::size_t i, protocols::Port& port) {
-  const std::size_t d = dimension_;
-  for (std::size_t j : environment_.topology->neighbors[i]) {
-    protocols::Received received = port.receive_or_miss(j);
-    if (received.status != protocols::Received::Status::message) continue;
-    const Bytes& m = received.bytes;
-    const std::uint8_t flags = m.empty() ? 0 : m[0];
-    std::size_t at = 1;
-    if (flags & 1) {
-      if (m.size() < 5) throw std::logic_error("framed gossip message too short");
-      std::uint32_t length = 0;
-      for (int b = 0; b < 4; ++b) length |= static_cast<std::uint32_t>(m[1 + b]) << (8 * b);
-      at = 5 + length;
-      if (m.size() < at) throw std::logic_error("framed gossip message too short");
-      receive_update(i, j, std::span<const std::uint8_t>(m).subspan(5, length));
+    const Framing::Delivery delivery = framing_.receive(j, port);
+    if (!delivery.update.empty()) {
+      receive_update(i, j, delivery.update);
       port.spend(Work::decode, encoders_.decode_s());
-      port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d)));
+      port.spend(Work::mixing, mixing_s);
     }
-    if (flags & 2) {
-      if (m.size() != at + d * sizeof(float))
-        throw std::logic_error("framed gossip repair has the wrong size");
-      std::memcpy(q_.data(), m.data() + at, d * sizeof(float));
-      apply(i, j, q_);
-      port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d)));
+    if (!delivery.repair.empty()) {
+      apply(i, j, delivery.repair);
+      port.spend(Work::mixing, mixing_s);
     }
   }
-  settle_deliveries(i, port.wait_sends());
+  framing_.wait_sends(i, port);
 }
 
 void Gossip::consensus(std::size_t i) {
@@ -253,10 +152,7 @@ void Gossip::consensus(std::size_t i) {
 
 bool Gossip::holds_owner_copy(std::size_t i, std::size_t k) const {
   const std::size_t owner = environment_.topology->neighbors[i][k];
-  const auto& owner_neighbors = environment_.topology->neighbors[owner];
-  const std::size_t back = static_cast<std::size_t>(
-      std::find(owner_neighbors.begin(), owner_neighbors.end(), i) - owner_neighbors.begin());
-  const std::vector<float>& owed = owed_[owner][back];
+  const std::vector<float>& owed = framing_.owed(owner, i);
   if (owed.empty()) {
     // Nothing owed: without losses the holder applied exactly the owner's updates, in the same order.
     if (held_[i][k] == nodes_[owner].copy) return true;

@@ -9,14 +9,10 @@
 #include <vector>
 
 #include "algorithms/protocols/encoders.hpp"
+#include "algorithms/protocols/framing.hpp"
 #include "algorithms/protocols/protocol.hpp"
 
 namespace sgdsim::protocols {
-
-// How a node that does not fire tells its neighbours (SPARQ). `signal`: a real 1-byte message (plus header),
-// so receivers need no oracle, as in a deployment. `free`: nothing is sent and neighbours know by fiat (zero
-// bits, zero time), the idealisation behind the paper's bit counts.
-enum class Silence { signal, free };
 
 class Gossip {
  public:
@@ -38,6 +34,7 @@ class Gossip {
   // Node i stays silent this round.
   void stay_silent(std::size_t i, protocols::Port& port);
   // Receives one message (or silence) from every neighbour and applies it to m_i; then awaits own sends.
+  // Messages travel through Framing, which repairs what a lossy network loses.
   void gather(std::size_t i, protocols::Port& port);
   // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i). Free: the caller charges consensus_s() where no
   // shared scratch is live.
@@ -70,15 +67,9 @@ class Gossip {
   SparseVector sparse_;                // shared scratch: a message in sparse form
   double consensus_s_ = 0;
   std::vector<Bytes> outbox_;  // per node: its last message, which sends still read after yielding
-  // Failures: per node and neighbour (index in neighbors[i]), the sum of its copy updates that neighbour has
-  // not received (empty: none owed). Sent with the next message to it as a repair (docs/protocols.md).
-  std::vector<std::vector<std::vector<float>>> owed_;
-  std::vector<std::vector<char>> repairing_;  // the repair went out with this round's message
-  std::vector<char> fired_;                   // node i sent an update q_ this round
-  std::vector<std::vector<float>> sent_q_;    // node i's q of this round (lossy networks)
-  void send_framed(std::size_t i, const Bytes* update, protocols::Port& port);
-  void settle_deliveries(std::size_t i, const std::vector<std::size_t>& lost);
-  void gather_framed(std::size_t i, protocols::Port& port);
+  Framing framing_;
+  // The copy check: does holder i's copy of its k-th neighbour (plus what that owner owes it) equal the
+  // owner's?
   bool holds_owner_copy(std::size_t holder, std::size_t k) const;
   std::vector<std::vector<std::vector<float>>>
       held_;  // verify_copies: held_[i][k] = copy of neighbours[i][k]
