@@ -11,9 +11,9 @@
 #include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/spec.hpp"
-#include "scenarios/wiring/compute.hpp"
-#include "scenarios/wiring/network.hpp"
 #include "scenarios/wiring/scenario.hpp"
+#include "sim/config/compute_keys.hpp"
+#include "sim/config/network_keys.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::app {
@@ -34,7 +34,7 @@ struct TopologyOptions {
 void print_profiles(const TopologyOptions& options, const topology::Topology& topology, Spec& root,
                     const sim::Dynamics& network_dynamics, std::uint64_t seed, const std::string& base_dir) {
   sim::Dynamics dynamics = network_dynamics;
-  scenarios::read_compute(root, base_dir.empty() ? "." : base_dir, topology.nodes, seed, &dynamics);
+  sim::read_compute(root, base_dir.empty() ? "." : base_dir, topology.nodes, seed, &dynamics);
   json out = json::object();
   const auto series = [&](const char* name, const std::vector<sim::Profile>& parts, double scale) {
     json points = json::array();
@@ -46,10 +46,10 @@ void print_profiles(const TopologyOptions& options, const topology::Topology& to
     if (std::sscanf(options.link.c_str(), "%zu-%zu", &a, &b) != 2)
       throw InputError("--link: expected a-b (two node ids), found \"" + options.link + "\"");
     if (a > b) std::swap(a, b);
-    std::size_t k = 0;
-    while (k < topology.edges.size() && !(topology.edges[k].a == a && topology.edges[k].b == b)) ++k;
-    if (k == topology.edges.size())
+    const auto edge = topology::edge_index(topology, a, b);
+    if (!edge)
       throw InputError("--link: no edge between nodes " + std::to_string(a) + " and " + std::to_string(b));
+    const std::size_t k = *edge;
     const sim::ResolvedLink link = sim::resolved_link(dynamics, k, a, b);
     series("bandwidth_Bps", link.bandwidth, topology.edges[k].link.bandwidth);
     series("latency_s", link.latency, topology.edges[k].link.latency);
@@ -77,7 +77,7 @@ void print_topology(const TopologyOptions& options) {
   // The scenario loader's own readers, so the graph printed is the graph a run uses.
   const auto seed = static_cast<std::uint64_t>(root.integer("seed"));
   const std::string base_dir = std::filesystem::path(options.scenario).parent_path().string();
-  const scenarios::Network network = scenarios::read_network(root, seed, base_dir);
+  const sim::NetworkSetup network = sim::read_network(root, seed, base_dir);
   const topology::Topology& topology = network.topology;
   const std::string& model = network.options.model;
   if (!options.link.empty() || options.node >= 0) {

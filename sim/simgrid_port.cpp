@@ -3,21 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/framing.hpp"
 #include "sim/simulation.hpp"
 
 namespace sgdsim::sim {
 
 namespace s4u = simgrid::s4u;
-
-std::uint64_t wire_size(std::uint64_t payload, std::size_t header_bytes, std::size_t mtu) {
-  if (mtu == 0) return payload + header_bytes;
-  if (mtu <= header_bytes)
-    throw std::invalid_argument("mtu " + std::to_string(mtu) + " leaves no room for payload after " +
-                                std::to_string(header_bytes) + " header bytes");
-  const std::uint64_t per_segment = mtu - header_bytes;
-  const std::uint64_t segments = payload == 0 ? 1 : (payload + per_segment - 1) / per_segment;
-  return payload + segments * header_bytes;
-}
 
 std::uint64_t Network::wire_size(std::uint64_t payload) const {
   return sim::wire_size(payload, header_bytes_, mtu_);

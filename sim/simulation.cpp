@@ -125,9 +125,6 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
     throw std::logic_error(
         "simulate() called twice in one process (SimGrid 3.32 allows one engine per process)");
   if (!(options.host_speed > 0)) throw InputError("host speed must be positive");
-  if (options.mtu != 0 && options.mtu <= options.header_bytes)
-    throw InputError("mtu " + std::to_string(options.mtu) + " must exceed header_bytes " +
-                     std::to_string(options.header_bytes) + " (or be 0: no segmentation)");
 
   std::vector<std::string> args = engine_arguments(options);
   std::vector<char*> argv;

@@ -26,12 +26,6 @@ struct NetworkOptions {
   Dynamics dynamics;             // what varies or fails during the run (nothing by default)
 };
 
-// The simulated size of a message of `payload` bytes. With mtu 0 it pays `header_bytes` once; otherwise it is
-// cut into segments of at most mtu - header_bytes payload bytes, each paying `header_bytes`, and an empty
-// message is still one segment: payload + max(1, ceil(payload / (mtu - header_bytes))) * header_bytes.
-// Requires mtu 0 or mtu > header_bytes.
-std::uint64_t wire_size(std::uint64_t payload, std::size_t header_bytes, std::size_t mtu);
-
 using NodeBody = std::function<void(std::size_t node, Port& port)>;
 
 // Runs the simulation to completion and returns the final simulated time in seconds. An exception escaping a

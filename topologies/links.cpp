@@ -1,7 +1,5 @@
 #include "topologies/links.hpp"
 
-#include <algorithm>
-
 #include "common/rng.hpp"
 #include "common/spec.hpp"
 
@@ -64,15 +62,6 @@ void apply_heterogeneity(Spec& network, std::uint64_t seed, Topology& topology) 
   }
 }
 
-Edge* find_edge(Topology& topology, std::size_t a, std::size_t b) {
-  if (a > b) std::swap(a, b);
-  auto it = std::lower_bound(topology.edges.begin(), topology.edges.end(), std::make_pair(a, b),
-                             [](const Edge& e, const std::pair<std::size_t, std::size_t>& key) {
-                               return std::make_pair(e.a, e.b) < key;
-                             });
-  return it != topology.edges.end() && it->a == a && it->b == b ? &*it : nullptr;
-}
-
 void apply_overrides(Spec& network, Topology& topology) {
   const auto max_node = static_cast<std::int64_t>(topology.nodes) - 1;
   for (Spec& entry : network.objects("overrides")) {
@@ -85,11 +74,12 @@ void apply_overrides(Spec& network, Topology& topology) {
       for (auto end : ends)
         if (end > max_node)
           entry.expected("edge", "a pair of node ids [a, b] in [0, " + std::to_string(max_node) + "]");
-      Edge* edge = find_edge(topology, static_cast<std::size_t>(ends[0]), static_cast<std::size_t>(ends[1]));
+      const auto edge =
+          edge_index(topology, static_cast<std::size_t>(ends[0]), static_cast<std::size_t>(ends[1]));
       if (!edge)
         entry.fail("edge", "there is no edge between nodes " + std::to_string(ends[0]) + " and " +
                                std::to_string(ends[1]) + " in this topology");
-      targets.push_back(edge);
+      targets.push_back(&topology.edges[*edge]);
     } else {
       const auto node = static_cast<std::size_t>(entry.integer("node"));
       if (node > static_cast<std::size_t>(max_node))

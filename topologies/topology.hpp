@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct Topology {
   std::vector<std::vector<std::size_t>> neighbors;  // sorted ascending, per node
   std::size_t degree(std::size_t i) const { return neighbors[i].size(); }
 };
+
+// The index in topology.edges of the edge between nodes a and b (in either order), if there is one.
+std::optional<std::size_t> edge_index(const Topology& topology, std::size_t a, std::size_t b);
 
 // W: symmetric, doubly stochastic, nonzero only on edges and the diagonal.
 struct Mixing {

@@ -19,9 +19,10 @@
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
-#include "scenarios/wiring/compute.hpp"
-#include "scenarios/wiring/network.hpp"
 #include "scenarios/wiring/run_summary.hpp"
+#include "sim/config/compute_keys.hpp"
+#include "sim/config/network_keys.hpp"
+#include "sim/config/simulator_setup.hpp"
 #include "topologies/graph.hpp"
 
 namespace sgdsim::scenarios {
@@ -134,8 +135,8 @@ const keys::Object& scenario_keys() {
            "evaluation subset). Same scenario and seed give byte-identical outputs.")
            .fallback_to(1)
            .at_least(0),
-       keys::object("network", network_keys(), "The modeled network."),
-       keys::object("compute", compute_keys(), "The simulated hosts."),
+       keys::object("network", sim::network_keys(), "The modeled network."),
+       keys::object("compute", sim::compute_keys(), "The simulated hosts."),
        keys::variant("data", learning::datasets(), "The learning problem and its split across nodes."),
        keys::variant("model", learning::models(), "The model every node trains."),
        keys::variant("algorithm", protocols::protocols(), "The distributed training algorithm."),
@@ -151,16 +152,9 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   name_ = root.string("name", repair_utf8(fs::path(origin).stem().string()));
   seed_ = static_cast<std::uint64_t>(root.integer("seed"));
 
-  Network network = read_network(root, seed_, base_dir);
-  topology_ = std::move(network.topology);
-  network_ = network.options;
-
-  Compute compute = read_compute(root, base_dir, topology_.nodes, seed_, &network_.dynamics);
-  network_.host_speed = compute.host_speed;
-  if (network_.dynamics.has_failures() && network_.dynamics.receive_timeout <= 0)
-    throw InputError(origin +
-                     ": $.network.receive_timeout: must be > 0 when links or nodes can fail (a "
-                     "receive from a failed neighbour would wait forever)");
+  sim::SimulatorSetup simulator = sim::read_simulator(root, seed_, base_dir);
+  topology_ = std::move(simulator.topology);
+  network_ = std::move(simulator.network);
 
   Spec data = root.variant("data");
   problem_ = data.in_context([&] { return learning::load_problem(data, seed_, base_dir); });
@@ -193,7 +187,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.batch_size = batch_size;
   environment_.seed = seed_;
   environment_.clock = &clock_;
-  environment_.costs = compute.costs;
+  environment_.costs = simulator.costs;
   environment_.lossy = network_.dynamics.receive_timeout > 0;
   if (const std::size_t state_dimension = model_->state_dimension(); state_dimension > 0) {
     node_states_.assign(topology_.nodes, std::vector<float>(state_dimension));

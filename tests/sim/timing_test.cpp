@@ -1,6 +1,7 @@
 // Simulated time on the `ideal` model is the textbook formula; `tcp` differs as SimGrid documents.
 #include <catch2/catch.hpp>
 
+#include "sim/framing.hpp"
 #include "tests/sim/sim_support.hpp"
 
 using namespace sgdsim;
@@ -157,6 +158,10 @@ TEST_CASE("segment headers: payload + max(1, ceil(payload / (mtu - header))) * h
   CHECK(sim::wire_size(4000000, 78, 1538) == 4000000 + 2740 * 78);  // ceil(4e6 / 1460) = 2740
   CHECK(sim::wire_size(123, 0, 1500) == 123);
   CHECK_THROWS(sim::wire_size(10, 78, 78));
+  // The one statement of the rule, which the scenario reader reports at $.network.mtu.
+  CHECK(sim::framing_problem(78, 78).value_or("").find("must exceed header_bytes 78") != std::string::npos);
+  CHECK_FALSE(sim::framing_problem(78, 79));
+  CHECK_FALSE(sim::framing_problem(78, 0));
 }
 
 TEST_CASE("ideal: with segment headers one message takes latency + wire size / bandwidth") {

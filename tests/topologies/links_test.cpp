@@ -81,3 +81,14 @@ TEST_CASE("overrides set one edge or all edges of a node and later entries win")
   fails(R"([{"edge": [0, 1], "bandwidth": "1Gbps", "colour": 1}])", "unknown key \"colour\"");
   fails(R"({"edge": [0, 1]})", "$.network.overrides");
 }
+
+TEST_CASE("edge_index finds the edge between two nodes in either order, and nothing between non-neighbours") {
+  const auto t = make(R"({"topology": {"kind": "ring", "nodes": 6}})");
+  for (std::size_t k = 0; k < t.edges.size(); ++k) {
+    CHECK(sgdsim::topology::edge_index(t, t.edges[k].a, t.edges[k].b) == k);
+    CHECK(sgdsim::topology::edge_index(t, t.edges[k].b, t.edges[k].a) == k);
+  }
+  CHECK_FALSE(sgdsim::topology::edge_index(t, 0, 3));
+  CHECK_FALSE(sgdsim::topology::edge_index(t, 2, 2));
+  CHECK_FALSE(sgdsim::topology::edge_index(t, 0, 60));
+}

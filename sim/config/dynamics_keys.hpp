@@ -1,7 +1,7 @@
 #pragma once
 // The scenario keys of what varies during a run (docs/network.md, "Dynamics and failures"): link profiles,
 // link failures, background traffic and the receive timeout (in "network"); straggler speeds, host speed
-// profiles and node failures (in "compute"). Read into sim::Dynamics, which sim/ hands to SimGrid.
+// profiles and node failures (in "compute"). Read into Dynamics, which sim/ hands to SimGrid.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,18 +14,15 @@ namespace sgdsim {
 class Spec;
 }
 
-namespace sgdsim::scenarios {
-
-// Piecewise-constant factors of simulated time: kinds steps, trace, random.
-keys::Family& profiles();
+namespace sgdsim::sim {
 
 std::vector<keys::Key> network_dynamics_keys();
 std::vector<keys::Key> compute_dynamics_keys();
 
 // Read the keys above from the "network" and "compute" objects.
 void read_network_dynamics(Spec& network, const topology::Topology& topology, std::uint64_t seed,
-                           const std::string& base_dir, sim::Dynamics& dynamics);
+                           const std::string& base_dir, Dynamics& dynamics);
 void read_compute_dynamics(Spec& compute, std::size_t nodes, std::uint64_t seed, const std::string& base_dir,
-                           sim::Dynamics& dynamics);
+                           Dynamics& dynamics);
 
-}  // namespace sgdsim::scenarios
+}  // namespace sgdsim::sim

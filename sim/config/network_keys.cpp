@@ -1,9 +1,10 @@
-#include "scenarios/wiring/network.hpp"
+#include "sim/config/network_keys.hpp"
 
 #include "common/spec.hpp"
-#include "scenarios/wiring/dynamics.hpp"
+#include "sim/config/dynamics_keys.hpp"
+#include "sim/framing.hpp"
 
-namespace sgdsim::scenarios {
+namespace sgdsim::sim {
 
 const keys::Object& network_keys() {
   static const keys::Object object = [] {
@@ -37,20 +38,18 @@ const keys::Object& network_keys() {
   return object;
 }
 
-Network read_network(Spec& root, std::uint64_t seed, const std::string& base_dir) {
+NetworkSetup read_network(Spec& root, std::uint64_t seed, const std::string& base_dir) {
   Spec spec = root.object("network");
-  Network network;
+  NetworkSetup network;
   network.topology = spec.in_context([&] { return topology::make_topology(spec, seed, base_dir); });
   network.options.model = spec.string("model");
   network.options.header_bytes = static_cast<std::size_t>(spec.integer("header_bytes"));
   network.options.mtu = static_cast<std::size_t>(spec.integer("mtu"));
-  if (network.options.mtu != 0 && network.options.mtu <= network.options.header_bytes)
-    spec.fail("mtu", "must exceed header_bytes (" + std::to_string(network.options.header_bytes) +
-                         ") to leave room for payload in a segment, or be 0 (no segmentation); found " +
-                         std::to_string(network.options.mtu));
+  if (auto problem = framing_problem(network.options.header_bytes, network.options.mtu))
+    spec.fail("mtu", *problem);
   read_network_dynamics(spec, network.topology, seed, base_dir, network.options.dynamics);
   spec.finish();
   return network;
 }
 
-}  // namespace sgdsim::scenarios
+}  // namespace sgdsim::sim
