@@ -55,6 +55,8 @@ class Spec {
   // A nested Family object (or its declared default when absent).
   Spec variant(const std::string& key);
   std::vector<Spec> variants(const std::string& key);
+  // This object as resolved so far: what was read, with defaults filled in (complete after finish()).
+  const json& resolved() const { return *resolved_; }
   // The raw value of a key whose shape the caller checks (Type::any); nullptr when absent.
   const json* peek(const std::string& key) const;
   // Marks a declared key as read and echoes `value` for it into the resolved scenario.

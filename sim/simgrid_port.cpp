@@ -248,11 +248,16 @@ double SimPort::nominal_speed() const {
   return host->get_pstate_speed(host->get_pstate());
 }
 
-void SimPort::compute(double flops) {
-  if (flops > 0) spend(protocols::Work::gradient, flops / nominal_speed());
-}
-
-void SimPort::spend(protocols::Work work, double seconds) {
+void SimPort::charge(std::span<const protocols::Charge> terms) {
+  if (terms.empty()) return;
+  const protocols::PriceTable& prices = network_->prices();
+  const protocols::Work work = prices.work(terms.front().price);
+  double seconds = 0;
+  for (const protocols::Charge& term : terms) {
+    if (prices.work(term.price) != work)
+      throw std::logic_error("node " + std::to_string(self_) + " charged several kinds of work as one");
+    seconds += prices.seconds(term, nominal_speed());
+  }
   if (seconds <= 0) return;
   owed_[static_cast<std::size_t>(work)] += seconds;
   owed_total_ += seconds;

@@ -10,6 +10,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/prices.hpp"
 #include "algorithms/protocols/requests.hpp"
 #include "topologies/topology.hpp"
 
@@ -68,9 +69,16 @@ struct Waiting {
 // State shared by all ports of one simulation.
 class Network {
  public:
-  Network(std::size_t nodes, std::size_t header_bytes, std::size_t mtu, double receive_timeout = 0)
-      : nodes_(nodes), header_bytes_(header_bytes), mtu_(mtu), receive_timeout_(receive_timeout) {}
+  Network(std::size_t nodes, std::size_t header_bytes, std::size_t mtu, double receive_timeout = 0,
+          std::shared_ptr<const protocols::PriceTable> prices = nullptr)
+      : nodes_(nodes),
+        header_bytes_(header_bytes),
+        mtu_(mtu),
+        receive_timeout_(receive_timeout),
+        prices_(prices ? std::move(prices) : std::make_shared<const protocols::PriceTable>()) {}
   std::size_t nodes() const { return nodes_; }
+  // What the nodes' charges cost.
+  const protocols::PriceTable& prices() const { return *prices_; }
   // Simulated seconds a receive waits before giving up; 0: forever (nothing can fail).
   double receive_timeout() const { return receive_timeout_; }
   // The simulated size of a message of `payload` bytes (wire_size() with this network's framing).
@@ -94,6 +102,7 @@ class Network {
   std::size_t header_bytes_;
   std::size_t mtu_;
   double receive_timeout_;
+  std::shared_ptr<const protocols::PriceTable> prices_;
   std::vector<simgrid::s4u::ActorPtr> actors_;
   std::unordered_map<std::uint64_t, Channel> channels_;
   std::vector<simgrid::s4u::ActorPtr> servers_;
@@ -110,8 +119,8 @@ class SimPort : public Port, public protocols::Requester {
   Received receive_or_miss(std::size_t from) final;
   std::vector<std::size_t> wait_sends() final;
   void request(std::size_t to, Bytes bytes) final;
-  void compute(double flops) final;
-  void spend(protocols::Work work, double seconds) final;
+  using Port::charge;
+  void charge(std::span<const protocols::Charge> terms) final;
   double now() final;
   void let_others_run() final;
   const Counters& counters() const final { return counters_; }

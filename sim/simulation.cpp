@@ -136,7 +136,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed, options.dynamics);
 
   const std::size_t n = topology.nodes;
-  Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout);
+  Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout, options.prices);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
   std::vector<char> done(n, 0);

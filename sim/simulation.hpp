@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/prices.hpp"
 #include "sim/dynamics.hpp"
 #include "topologies/topology.hpp"
 
@@ -24,6 +26,9 @@ struct NetworkOptions {
   double host_speed = 1e10;      // flop/s of every host
   bool verbose = false;          // let SimGrid log
   Dynamics dynamics;             // what varies or fails during the run (nothing by default)
+  // What the nodes' charges cost (algorithms/protocols/prices.hpp): the table the protocol registered its
+  // prices in. Null: an empty table (any charge is then an error).
+  std::shared_ptr<const protocols::PriceTable> prices;
 };
 
 using NodeBody = std::function<void(std::size_t node, Port& port)>;

@@ -15,10 +15,10 @@ Adpsgd::Adpsgd(Spec& spec, const Environment& environment)
       schedule_(spec),
       local_(environment, schedule_.optimizer),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
-                environment.costs, model_layout(*environment.model)),
+                *environment.prices, model_layout(*environment.model)),
       n_(environment.topology->nodes),
       // Δ from the two decoded vectors, then x ± Δ: reads three vectors, writes one.
-      mixing_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(local_.dimension()))),
+      mixing_{environment.prices->floats(Work::mixing), 4.0 * static_cast<double>(local_.dimension())},
       nodes_(n_),
       theirs_(local_.dimension()),
       mine_(local_.dimension()),
@@ -53,7 +53,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       node.partner = j;
       Bytes bytes;
       encoders_.encode(i, node.x, bytes, node.sent, node.stats);
-      port.spend(Work::encode, encoders_.encode_s());
+      port.charge(encoders_.encode_charge());
       requests.request(j, std::move(bytes));
       Bytes reply;
       if (!environment_.lossy) {
@@ -70,7 +70,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       }
       if (!reply.empty()) {  // empty: j was busy
         encoders_.decode(reply, theirs_);
-        port.spend(Work::decode, encoders_.decode_s());
+        port.charge(encoders_.decode_charge());
         if (!environment_.lossy) {
           // The same Δ the server subtracted (same floats, same operations).
           for (std::size_t c = 0; c < node.x.size(); ++c) node.x[c] += 0.5f * (theirs_[c] - node.sent[c]);
@@ -84,7 +84,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
           }
           ++node.unconfirmed_count;
         }
-        port.spend(Work::mixing, mixing_s_);
+        port.charge(mixing_);
       }
       // While the deferred requests are answered, new ones queue behind them (see adpsgd.hpp).
       node.draining = environment_.lossy;
@@ -100,7 +100,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
     }
     // The rate of the network's step when the gradient is applied (a node may hold its gradient for long).
     local_.descend(i, node.x, schedule_.at(completed_ / n), node.gradient);
-    port.spend(Work::update, local_.update_s());
+    port.charge(local_.update());
     require_finite(node.x, "model", i, t + 1);
     const double time = port.now();
     // Nothing yields from here to the end of the snapshot: every model is seen at the same instant.
@@ -134,16 +134,16 @@ void Adpsgd::answer(std::size_t j, std::size_t i, const Bytes& bytes, protocols:
   // Decode, encode, update: no Port call in between, so the exchange is atomic at this end (on a lossy
   // network the update waits for the reply's delivery instead, see adpsgd.hpp).
   encoders_.decode(bytes, theirs_);
-  port.spend(Work::decode, encoders_.decode_s());
+  port.charge(encoders_.decode_charge());
   Bytes reply;
   encoders_.encode(j, node.x, reply, mine_, node.stats);
-  port.spend(Work::encode, encoders_.encode_s());
+  port.charge(encoders_.encode_charge());
   Node& requester = nodes_[i];
   if (environment_.lossy) {
     // Δ survives the wait below, so it cannot live in the shared scratch.
     std::vector<float> delta(node.x.size());
     for (std::size_t c = 0; c < delta.size(); ++c) delta[c] = 0.5f * (mine_[c] - theirs_[c]);
-    port.spend(Work::mixing, mixing_s_);
+    port.charge(mixing_);
     port.send(i, std::move(reply));
     if (!port.wait_sends().empty()) return;  // lost or given up on: i did not average, neither does j
     // x_j may have moved meanwhile (its own gradient or exchanges); Δ is added to it all the same.
@@ -162,7 +162,7 @@ void Adpsgd::answer(std::size_t j, std::size_t i, const Bytes& bytes, protocols:
     requester.arriving[c] = delta;
   }
   requester.landing = true;
-  port.spend(Work::mixing, mixing_s_);
+  port.charge(mixing_);
   require_finite(node.x, "model", j, -1);
   port.send(i, std::move(reply));
   port.wait_sends();

@@ -69,7 +69,7 @@ class Adpsgd : public Protocol {
   LocalStep local_;
   Encoders encoders_;
   std::size_t n_;
-  double mixing_s_ = 0;
+  Charge mixing_;
   std::vector<Node> nodes_;
   std::vector<float> theirs_, mine_, seen_;  // shared scratch, used between Port calls only (see LocalStep)
   std::int64_t started_ = 0, completed_ = 0;

@@ -21,17 +21,17 @@ void Choco::run(std::size_t i, protocols::Port& port) {
       std::span<const float> g = local_.gradient(i, node.x, batches, port);
       gossip_.consensus(i);
       local_.descend(i, node.x, eta, g);
-      port.spend(Work::mixing, gossip_.consensus_s());
+      port.charge(gossip_.consensus_charge());
     } else {
       local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));
     }
-    port.spend(Work::update, local_.update_s());
+    port.charge(local_.update());
     gossip_.fire(i, node.x, port);
     gossip_.gather(i, port);
     local_.exchange_state(i, gossip_.mixing(), port);
     if (!consensus_first_) {
       gossip_.consensus(i);
-      port.spend(Work::mixing, gossip_.consensus_s());
+      port.charge(gossip_.consensus_charge());
     }
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }

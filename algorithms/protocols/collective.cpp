@@ -20,22 +20,27 @@ void decode(const compression::Compressor& compressor, const protocols::Bytes& b
 
 }  // namespace
 
-Fp32Rates::Fp32Rates(const CollectiveSetup& setup)
-    : encode(setup.costs->encode_s("none", 1, setup.compressor_where)),
-      decode(setup.costs->decode_s("none", 1, setup.compressor_where)),
-      floats(setup.costs->vector_s(Work::mixing, 1)) {}
+Fp32Prices::Fp32Prices(const CollectiveSetup& setup)
+    : encode(setup.prices->codec(Work::encode, {{"kind", "none"}}, setup.compressor_where)),
+      decode(setup.prices->codec(Work::decode, {{"kind", "none"}}, setup.compressor_where)),
+      mixing(setup.prices->floats(Work::mixing)) {}
 
 namespace {
 
-// Simulated seconds of vector arithmetic touching `floats_per_coordinate` · d floats.
-double mixing_s(const CollectiveSetup& setup, double floats_per_coordinate) {
-  return setup.costs->vector_s(Work::mixing, floats_per_coordinate * static_cast<double>(setup.dimension));
-}
+// The vector arithmetic of averaging n decoded d-vectors: adding one of them (3 d floats), and zeroing the
+// sum, adding the own vector and scaling (6 d).
+struct AveragingCharges {
+  explicit AveragingCharges(const CollectiveSetup& setup)
+      : add{setup.prices->floats(Work::mixing), 3.0 * static_cast<double>(setup.dimension)},
+        rest{setup.prices->floats(Work::mixing), 6.0 * static_cast<double>(setup.dimension)} {}
+  Charge add, rest;
+};
 
 // Receives every other node's message and leaves the mean of all n decoded vectors in `sum`. Node order, not
 // arrival order, so that every node that averages computes the same floats.
-void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::span<const float> own,
-                           std::vector<float>& decoded, std::span<float> sum, protocols::Port& port) {
+void average_in_node_order(const CollectiveSetup& setup, const AveragingCharges& charges, std::size_t i,
+                           std::span<const float> own, std::vector<float>& decoded, std::span<float> sum,
+                           protocols::Port& port) {
   std::fill(sum.begin(), sum.end(), 0.0f);
   std::size_t heard = 1;  // the own vector
   for (std::size_t j = 0; j < setup.nodes; ++j) {
@@ -51,29 +56,31 @@ void average_in_node_order(const CollectiveSetup& setup, std::size_t i, std::spa
     axpy(sum, 1.0f, decoded);
     ++heard;
     // `decoded` is shared scratch: charge only once it is consumed.
-    port.spend(Work::decode, setup.decode_s);
-    port.spend(Work::mixing, mixing_s(setup, 3));
+    port.charge(setup.decode);
+    port.charge(charges.add);
   }
   const float scale = 1.0f / static_cast<float>(heard);
   for (float& v : sum) v *= scale;
-  port.spend(Work::mixing, mixing_s(setup, 1 + 3 + 2));  // zeroing, the own vector, scaling
+  port.charge(charges.rest);
 }
 
 // Every worker sends its message to every other over the routed network (multi-hop, contended) and averages
 // all n decoded vectors itself.
 class Allgather final : public Collective {
  public:
-  explicit Allgather(const CollectiveSetup& setup) : setup_(setup), decoded_(setup.dimension) {}
+  explicit Allgather(const CollectiveSetup& setup)
+      : setup_(setup), charges_(setup), decoded_(setup.dimension) {}
   void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng&,
                std::span<float> average, protocols::Port& port) override {
     for (std::size_t j = 0; j < setup_.nodes; ++j)
       if (j != i) port.send(j, message);
-    average_in_node_order(setup_, i, own, decoded_, average, port);
+    average_in_node_order(setup_, charges_, i, own, decoded_, average, port);
     port.wait_sends();
   }
 
  private:
   CollectiveSetup setup_;
+  AveragingCharges charges_;
   std::vector<float> decoded_;
 };
 
@@ -81,11 +88,12 @@ class Allgather final : public Collective {
 // back; everyone (the server included) applies the decoded average.
 class ParameterServer final : public Collective {
  public:
-  ParameterServer(Spec& spec, const CollectiveSetup& setup) : setup_(setup), decoded_(setup.dimension) {
+  ParameterServer(Spec& spec, const CollectiveSetup& setup)
+      : setup_(setup), charges_(setup), decoded_(setup.dimension) {
     server_ = static_cast<std::size_t>(spec.integer("server"));
     if (server_ >= setup.nodes)
       spec.expected("server", "an integer in [0, " + std::to_string(setup.nodes - 1) + "] (a node id)");
-    reply_ = make_message_compressor(spec, "compressor", setup.dimension, *setup.costs, setup.layout);
+    reply_ = make_message_compressor(spec, "compressor", setup.dimension, *setup.prices, setup.layout);
   }
 
   void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
@@ -101,10 +109,10 @@ class ParameterServer final : public Collective {
       if (reply.status == protocols::Received::Status::silence)
         throw std::logic_error("data-parallel received silence");
       decode(*reply_.compressor, reply.bytes, average, setup_.clock);
-      port.spend(Work::decode, reply_.decode_s);
+      port.charge(reply_.decode);
       return;
     }
-    average_in_node_order(setup_, i, own, decoded_, average, port);
+    average_in_node_order(setup_, charges_, i, own, decoded_, average, port);
     protocols::Bytes reply;
     {
       WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
@@ -113,7 +121,7 @@ class ParameterServer final : public Collective {
     // The server applies what the workers will decode, so that all models stay identical (a by-product of
     // encoding in a deployment: not charged).
     decode(*reply_.compressor, reply, average, setup_.clock);
-    port.spend(Work::encode, reply_.encode_s);
+    port.charge(reply_.encode);
     for (std::size_t j = 0; j < setup_.nodes; ++j)
       if (j != i) port.send(j, reply);
     port.wait_sends();
@@ -121,6 +129,7 @@ class ParameterServer final : public Collective {
 
  private:
   CollectiveSetup setup_;
+  AveragingCharges charges_;
   std::size_t server_ = 0;
   MessageCompressor reply_;
   std::vector<float> decoded_;

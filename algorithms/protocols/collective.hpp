@@ -9,8 +9,8 @@
 #include <string>
 
 #include "algorithms/compression/compressor.hpp"
-#include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/prices.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
 
@@ -24,18 +24,18 @@ struct CollectiveSetup {
   std::size_t nodes = 0;
   std::size_t dimension = 0;
   const compression::Compressor* compressor = nullptr;  // the workers' messages
-  double decode_s = 0;                                  // simulated seconds to decode one of them
-  const Costs* costs = nullptr;                         // for the collective's own arithmetic and codecs
+  Charge decode;                                        // decoding one of them
+  PriceTable* prices = nullptr;                         // for the collective's own arithmetic and codecs
   WallClock* clock = nullptr;                           // may be null
   std::string compressor_where;  // where the workers' compressor is set ("file: $.algorithm.compressor")
   compression::Layout layout;    // the tensors of the averaged vectors (for a re-encoding compressor)
 };
 
-// Simulated seconds per coordinate of the fp32 (kind "none") encoding and decoding, and per float read or
-// written by vector arithmetic, for the collectives that move raw fp32 chunks.
-struct Fp32Rates {
-  explicit Fp32Rates(const CollectiveSetup& setup);
-  double encode = 0, decode = 0, floats = 0;
+// The prices of what the collectives that move raw fp32 chunks do: the fp32 (kind "none") encoding and
+// decoding of a chunk's coordinates, and vector arithmetic on its floats.
+struct Fp32Prices {
+  explicit Fp32Prices(const CollectiveSetup& setup);
+  PriceId encode, decode, mixing;
 };
 
 class Collective {

@@ -1,5 +1,5 @@
 #pragma once
-// What a node's work costs in simulated seconds, from a device profile (docs/compute.md): encode and decode
+// The compute settings a run's price table is built from (prices.hpp, docs/compute.md): encode and decode
 // throughputs per compressor kind, a memory bandwidth for vector arithmetic, and which kinds of work are
 // charged at all. Deterministic by construction: never the wall clock of the current run.
 #include <array>
@@ -25,12 +25,6 @@ struct Costs {
   std::map<std::string, CodecSpeed> codecs;
 
   bool charges(Work work) const { return charged[static_cast<std::size_t>(work)]; }
-  // Seconds to encode or decode a d-vector with compressor `kind`; 0 when that work is not charged. Throws
-  // InputError (naming `where`) when the profile has no throughput for `kind`.
-  double encode_s(const std::string& kind, std::size_t dimension, const std::string& where) const;
-  double decode_s(const std::string& kind, std::size_t dimension, const std::string& where) const;
-  // Seconds of vector arithmetic of kind `work` that reads and writes `floats` float32 values in all.
-  double vector_s(Work work, double floats) const;
 };
 
 }  // namespace sgdsim::protocols

@@ -12,7 +12,7 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       schedule_(spec),
       local_(environment, schedule_.optimizer),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
-                environment.costs, model_layout(*environment.model)),
+                *environment.prices, model_layout(*environment.model)),
       nodes_(environment.topology->nodes) {
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
@@ -30,9 +30,11 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
                   "\" adds partial sums hop by hop and cannot lose a message; with failures use "
                   "\"allgather\" or \"parameter_server\"");
   collective_ = make_collective(
-      collective, {n, d, &encoders_.compressor(), encoders_.decode_s(), &environment.costs, environment.clock,
-                   spec.where("compressor"), encoders_.compressor().layout()});
+      collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(), environment.prices.get(),
+                   environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
   majority_vote_ = spec.string("aggregate") == "majority_vote";
+  vote_ = {environment.prices->floats(Work::mixing),
+           2.0 * static_cast<double>(d)};  // reads and writes the mean
   const keys::Kind* kind = compression::compressors().find(encoders_.kind());
   if (majority_vote_ && !(kind && kind->has("sign_votes"))) {
     std::string allowed;
@@ -55,16 +57,15 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
-    port.spend(Work::encode, encoders_.encode_s());
+    port.charge(encoders_.encode_charge());
     collective_->average(i, node.bytes, node.own, encoders_.stream(i), node.average, port);
     if (majority_vote_) {
       // sign(sum of the votes): the mean has the sum's sign (a tie gives 0: no step on that coordinate).
       for (float& v : node.average) v = v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : 0.0f;
-      port.spend(Work::mixing,
-                 environment_.costs.vector_s(Work::mixing, 2.0 * static_cast<double>(node.average.size())));
+      port.charge(vote_);
     }
     local_.descend(i, node.x, schedule_.at(t), node.average);
-    port.spend(Work::update, local_.update_s());
+    port.charge(local_.update());
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }
 }

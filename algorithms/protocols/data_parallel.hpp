@@ -30,6 +30,7 @@ class DataParallel : public Protocol {
   LocalStep local_;
   Encoders encoders_;
   std::unique_ptr<Collective> collective_;
+  Charge vote_;  // the majority vote's sign of the mean
   bool majority_vote_ = false;
   std::vector<Node> nodes_;
 };

@@ -17,11 +17,12 @@ Dpsgd::Dpsgd(Spec& spec, const Environment& environment)
       nodes_(environment.topology->nodes) {
   encoding_ = compression::make_compressor(R"({"kind": "none"})", spec.where() + " (fp32 messages)");
   const std::size_t d = local_.dimension();
-  const Costs& costs = environment.costs;
-  encode_s_ = costs.encode_s("none", d, spec.where() + " (fp32 messages)");
-  decode_s_ = costs.decode_s("none", d, spec.where() + " (fp32 messages)");
-  neighbor_mixing_s_ = costs.vector_s(Work::mixing, 3.0 * static_cast<double>(d));
-  self_mixing_s_ = costs.vector_s(Work::mixing, 2.0 * static_cast<double>(d));
+  PriceTable& prices = *environment.prices;
+  const nlohmann::json fp32 = {{"kind", "none"}};
+  encode_ = {prices.codec(Work::encode, fp32, spec.where() + " (fp32 messages)"), static_cast<double>(d)};
+  decode_ = {prices.codec(Work::decode, fp32, spec.where() + " (fp32 messages)"), static_cast<double>(d)};
+  neighbor_mixing_ = {prices.floats(Work::mixing), 3.0 * static_cast<double>(d)};
+  self_mixing_ = {prices.floats(Work::mixing), 2.0 * static_cast<double>(d)};
   for (auto& node : nodes_) {
     node.x = initial_model(environment);
     node.mixed.assign(d, 0.0f);
@@ -40,18 +41,18 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     if (order_ == Order::adapt_then_combine) {
       // Adapt: the half-step model x_i − η g_i is what the neighbours receive.
       local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));
-      port.spend(Work::update, local_.update_s());
+      port.charge(local_.update());
     } else {
       // The gradient at the iterate before mixing, kept (LocalStep's span is shared) until after the combine.
       const std::span<const float> g = local_.gradient(i, node.x, batches, port);
       node.gradient.assign(g.begin(), g.end());
     }
     protocols::Bytes bytes = encoding_->encode(node.x, unused);
-    port.spend(Work::encode, encode_s_);
+    port.charge(encode_);
     for (std::size_t j : neighbors) port.send(j, bytes);
     // Combine: Σ_j w_ij x_j over the node and its neighbours. The work is charged as each message arrives;
     // the real math is done once the last has (combine(), on the worker pool while the other nodes run).
-    port.spend(Work::mixing, self_mixing_s_);
+    port.charge(self_mixing_);
     double heard = mixing_.self[i];  // the weight of the models that arrived, own included
     node.arrived.clear();
     for (std::size_t k = 0; k < neighbors.size(); ++k) {
@@ -61,8 +62,8 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
         throw std::logic_error("D-PSGD received silence");
       node.arrived.emplace_back(k, std::move(received.bytes));
       heard += mixing_.neighbor[i][k];
-      port.spend(Work::decode, decode_s_);
-      port.spend(Work::mixing, neighbor_mixing_s_);
+      port.charge(decode_);
+      port.charge(neighbor_mixing_);
     }
     port.wait_sends();
     offload(environment_, port, [this, i] { combine(i); });
@@ -71,14 +72,14 @@ void Dpsgd::run(std::size_t i, protocols::Port& port) {
     if (heard < 1.0 && environment_.lossy) {
       const auto scale = static_cast<float>(1.0 / heard);
       for (float& v : node.mixed) v *= scale;
-      port.spend(Work::mixing, self_mixing_s_);
+      port.charge(self_mixing_);
     }
     node.x.swap(node.mixed);
     local_.exchange_state(i, mixing_, port);
     // Adapt after combining: x_i ← Σ_j w_ij x_j − η ∇F_i(x_i) with the old x_i.
     if (order_ == Order::combine_then_adapt) {
       local_.descend(i, node.x, eta, node.gradient);
-      port.spend(Work::update, local_.update_s());
+      port.charge(local_.update());
     }
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }

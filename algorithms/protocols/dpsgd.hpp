@@ -34,7 +34,7 @@ class Dpsgd : public Protocol {
   topology::Mixing mixing_;
   LocalStep local_;
   std::unique_ptr<compression::Compressor> encoding_;
-  double encode_s_ = 0, decode_s_ = 0, self_mixing_s_ = 0, neighbor_mixing_s_ = 0;
+  Charge encode_, decode_, self_mixing_, neighbor_mixing_;
   std::vector<Node> nodes_;
 };
 

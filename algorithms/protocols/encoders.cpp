@@ -8,7 +8,7 @@
 namespace sgdsim::protocols {
 
 MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
-                                          const Costs& costs, const compression::Layout& layout) {
+                                          PriceTable& prices, const compression::Layout& layout) {
   Spec given = parent.variant(key);
   MessageCompressor made;
   made.compressor = compression::make_compressor(given);
@@ -16,8 +16,9 @@ MessageCompressor make_message_compressor(Spec& parent, const std::string& key, 
   // One trial encoding of a vector of the right length surfaces dimension errors now.
   Rng rng(0);
   made.compressor->encode(std::vector<float>(dimension, 1.0f), rng);
-  made.encode_s = costs.encode_s(given.kind_name(), dimension, given.where());
-  made.decode_s = costs.decode_s(given.kind_name(), dimension, given.where());
+  const auto d = static_cast<double>(dimension);
+  made.encode = {prices.codec(Work::encode, given.resolved(), given.where()), d};
+  made.decode = {prices.codec(Work::decode, given.resolved(), given.where()), d};
   made.kind = given.kind_name();
   return made;
 }
@@ -39,16 +40,15 @@ std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
 }
 
 Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
-                   const Costs& costs, const compression::Layout& layout)
+                   PriceTable& prices, const compression::Layout& layout)
     : nodes_(nodes), clock_(clock) {
-  MessageCompressor made = make_message_compressor(spec, "compressor", dimension, costs, layout);
+  MessageCompressor made = make_message_compressor(spec, "compressor", dimension, prices, layout);
   compressor_ = std::move(made.compressor);
   kind_ = made.kind;
-  encode_s_ = made.encode_s;
-  decode_s_ = made.decode_s;
   Spec memory = spec.variant("memory");
   memory_ = make_memory(memory, nodes, dimension);
-  encode_s_ += costs.vector_s(Work::encode, memory_->floats_touched(dimension));
+  encode_ = {made.encode, {prices.floats(Work::encode), memory_->floats_touched(dimension)}};
+  decode_ = made.decode;
   for (std::size_t i = 0; i < nodes; ++i) {
     nodes_[i].rng = Rng::stream(seed, i, Purpose::compression);
     nodes_[i].state = compressor_->make_state(dimension);

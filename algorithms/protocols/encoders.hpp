@@ -3,6 +3,7 @@
 // has its own memory (e.g. error feedback), its own compressor state (stateful kinds) and its own random
 // stream. Every protocol that compresses goes through here, so each of them takes every compressor kind and
 // every memory kind.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,9 +14,9 @@
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/learning/model.hpp"
-#include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/memory.hpp"
 #include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/prices.hpp"
 #include "algorithms/protocols/probe.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
@@ -26,18 +27,19 @@ class Spec;
 
 namespace sgdsim::protocols {
 
-// A compressor of d-vectors with the simulated cost of one encode and one decode (0 when not charged).
+// A compressor of d-vectors with the charges of one encode and one decode of a d-vector.
 struct MessageCompressor {
   std::unique_ptr<compression::Compressor> compressor;
-  double encode_s = 0, decode_s = 0;
+  Charge encode, decode;
   std::string kind;  // the compressor's kind name
 };
 
 // Reads `parent[key]`, a key declared as a compressor variant, and checks it against the model's dimension at
 // once (e.g. top-k with k > d), so such a scenario fails validation instead of failing mid-run.
 // `layout`: the tensors of the vectors it will compress (the compressor is told before the trial encoding).
+// `prices` gets the prices of its configuration.
 MessageCompressor make_message_compressor(Spec& parent, const std::string& key, std::size_t dimension,
-                                          const Costs& costs, const compression::Layout& layout = {});
+                                          PriceTable& prices, const compression::Layout& layout = {});
 
 // The model's parameter tensors as the compression layer sees them.
 compression::Layout model_layout(const learning::Model& model);
@@ -58,7 +60,7 @@ class Encoders {
   // Reads those keys from the protocol's Spec. `layout`: the tensors of the vectors (model_layout(); by
   // default none, each vector one tensor).
   Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
-           const Costs& costs, const compression::Layout& layout = {});
+           PriceTable& prices, const compression::Layout& layout = {});
 
   // Node i encodes `vector` (plus what its memory carries) into `bytes` (replaced) and decodes them into
   // `own` exactly as every receiver will; its memory learns what was sent and `stats` gains the relative
@@ -75,11 +77,11 @@ class Encoders {
   const compression::Compressor& compressor() const { return *compressor_; }
   // The compressor's kind name (for checks of its capabilities).
   const std::string& kind() const { return kind_; }
-  // Simulated seconds of one encode (with the memory's arithmetic) or decode of a d-vector (0 when not
-  // charged). The sender's own decoding is free: a deployment has the decoded vector as a by-product of
-  // encoding.
-  double encode_s() const { return encode_s_; }
-  double decode_s() const { return decode_s_; }
+  // The charge of one encode of a d-vector (the codec's, then the memory's arithmetic: one piece of work)
+  // and of one decode. The sender's own decoding is free: a deployment has the decoded vector as a
+  // by-product of encoding.
+  std::span<const Charge> encode_charge() const { return encode_; }
+  const Charge& decode_charge() const { return decode_; }
   // Node i's compression stream, for collectives that encode again (e.g. a parameter server's reply).
   Rng& stream(std::size_t i) { return nodes_[i].rng; }
 
@@ -93,7 +95,8 @@ class Encoders {
   std::unique_ptr<Memory> memory_;
   std::vector<Node> nodes_;
   WallClock* clock_;
-  double encode_s_ = 0, decode_s_ = 0;
+  std::array<Charge, 2> encode_;
+  Charge decode_;
 };
 
 }  // namespace sgdsim::protocols

@@ -29,10 +29,12 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
       silence_(silence),
       dimension_(environment.model->dimension()),
       encoders_(spec, environment.topology->nodes, dimension_, environment.seed, environment.clock,
-                environment.costs, model_layout(*environment.model)),
+                *environment.prices, model_layout(*environment.model)),
       difference_(dimension_),
       q_(dimension_),
-      consensus_s_(environment.costs.vector_s(Work::mixing, 4.0 * static_cast<double>(dimension_))),
+      consensus_{environment.prices->floats(Work::mixing), 4.0 * static_cast<double>(dimension_)},
+      own_update_{environment.prices->floats(Work::mixing), 9.0 * static_cast<double>(dimension_)},
+      apply_{environment.prices->floats(Work::mixing), 3.0 * static_cast<double>(dimension_)},
       outbox_(environment.topology->nodes),
       framing_(*environment.topology, dimension_, silence, environment.lossy) {
   const bool verify_copies = spec.boolean("verify_copies");
@@ -116,8 +118,8 @@ void Gossip::fire(std::size_t i, std::span<const float> target, protocols::Port&
   else
     apply(i, i, q_);
   // The difference (3 d) and the own copy and m updates (6 d), then the encoding: all before the first send.
-  port.spend(Work::mixing, environment_.costs.vector_s(Work::mixing, 9.0 * static_cast<double>(dimension_)));
-  port.spend(Work::encode, encoders_.encode_s());
+  port.charge(own_update_);
+  port.charge(encoders_.encode_charge());
   framing_.send_update(i, bytes, q_, port);
 }
 
@@ -128,17 +130,16 @@ void Gossip::stay_silent(std::size_t i, protocols::Port& port) {
 // A missing message leaves the holder's copy of the sender as it was (stale); its sender owes the update and
 // repairs it with a later message (Framing).
 void Gossip::gather(std::size_t i, protocols::Port& port) {
-  const double mixing_s = environment_.costs.vector_s(Work::mixing, 3.0 * static_cast<double>(dimension_));
   for (std::size_t j : environment_.topology->neighbors[i]) {
     const Framing::Delivery delivery = framing_.receive(j, port);
     if (!delivery.update.empty()) {
       receive_update(i, j, delivery.update);
-      port.spend(Work::decode, encoders_.decode_s());
-      port.spend(Work::mixing, mixing_s);
+      port.charge(encoders_.decode_charge());
+      port.charge(apply_);
     }
     if (!delivery.repair.empty()) {
       apply(i, j, delivery.repair);
-      port.spend(Work::mixing, mixing_s);
+      port.charge(apply_);
     }
   }
   framing_.wait_sends(i, port);

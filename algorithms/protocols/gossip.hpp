@@ -36,10 +36,10 @@ class Gossip {
   // Receives one message (or silence) from every neighbour and applies it to m_i; then awaits own sends.
   // Messages travel through Framing, which repairs what a lossy network loses.
   void gather(std::size_t i, protocols::Port& port);
-  // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i). Free: the caller charges consensus_s() where no
-  // shared scratch is live.
+  // x_i += γ (m_i − x̂_i), i.e. γ Σ_j w_ij (x̂_j − x̂_i). Free: the caller charges consensus_charge() where
+  // no shared scratch is live.
   void consensus(std::size_t i);
-  double consensus_s() const { return consensus_s_; }
+  const Charge& consensus_charge() const { return consensus_; }
   // Copy consistency check (when enabled). Throws std::logic_error on any disagreement. After failures a
   // holder's copy plus what the owner still owes it must equal the owner's copy (up to float rounding).
   void verify() const;
@@ -65,8 +65,10 @@ class Gossip {
   std::vector<Node> nodes_;
   std::vector<float> difference_, q_;  // shared scratch, used between Port calls only (see LocalStep)
   SparseVector sparse_;                // shared scratch: a message in sparse form
-  double consensus_s_ = 0;
-  std::vector<Bytes> outbox_;  // per node: its last message, which sends still read after yielding
+  Charge consensus_;                   // x_i += γ (m_i − x̂_i): reads three vectors, writes one
+  Charge own_update_;                  // a firing node's difference and own copy and m updates (9 d floats)
+  Charge apply_;                       // one received update or repair applied to m (3 d floats)
+  std::vector<Bytes> outbox_;          // per node: its last message, which sends still read after yielding
   Framing framing_;
   // The copy check: does holder i's copy of its k-th neighbour (plus what that owner owes it) equal the
   // owner's?

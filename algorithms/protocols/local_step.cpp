@@ -22,15 +22,15 @@ Schedule::Schedule(Spec& spec) : steps(spec.integer("steps")) {
 LocalStep::LocalStep(const Environment& environment, const OptimizerSettings& optimizer)
     : environment_(environment),
       dimension_(environment.model->dimension()),
-      flops_(environment.costs.charges(Work::gradient)
-                 ? environment.model->flops_per_sample() * static_cast<double>(environment.batch_size)
-                 : 0),
+      gradient_{
+          environment.prices->gradient(*environment.model, environment.model_spec, environment.batch_size),
+          1.0},
       pooled_(environment.model->order_free() &&
               environment.model->flops_per_sample() * static_cast<double>(environment.batch_size) >=
                   min_pooled_flops),
       optimizer_(optimizer, environment.topology ? environment.topology->nodes : 1, dimension_) {
-  update_s_ =
-      environment.costs.vector_s(Work::update, optimizer_.vector_passes() * static_cast<double>(dimension_));
+  update_ = {environment.prices->floats(Work::update),
+             optimizer_.vector_passes() * static_cast<double>(dimension_)};
   const std::size_t state_dimension = environment.model->state_dimension();
   if (state_dimension > 0) {
     states_ = environment.states;
@@ -70,7 +70,7 @@ LocalStep::Slot& LocalStep::free_slot() {
 
 std::span<const float> LocalStep::gradient(std::size_t node, std::span<const float> x, Rng& batches,
                                            protocols::Port& port) {
-  port.compute(flops_);
+  port.charge(gradient_);
   const learning::Shard& shard = (*environment_.shards)[node];
   if (shard.empty()) throw std::logic_error("node " + std::to_string(node) + " has no training samples");
   if (!pooled_ || in_flight_ == max_in_flight) {

@@ -37,10 +37,10 @@ class LocalStep {
   explicit LocalStep(const Environment& environment, const OptimizerSettings& optimizer = {});
   // The minibatch stream of one node.
   Rng batch_stream(std::size_t node) const;
-  // Charges the minibatch's flops on `port` (simulated compute time), then returns the minibatch gradient at
-  // `x` as it was when called. The returned span stays valid until the next call on any node. Lets the other
-  // nodes run meanwhile (at the same simulated time), the same way whatever the pool's thread count, so that
-  // the simulation, its traces and its errors do not depend on that count.
+  // Charges the minibatch's gradient on `port` (simulated compute time), then returns the minibatch gradient
+  // at `x` as it was when called. The returned span stays valid until the next call on any node. Lets the
+  // other nodes run meanwhile (at the same simulated time), the same way whatever the pool's thread count, so
+  // that the simulation, its traces and its errors do not depend on that count.
   std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches,
                                   protocols::Port& port);
   std::size_t dimension() const { return dimension_; }
@@ -48,8 +48,8 @@ class LocalStep {
   void descend(std::size_t node, std::span<float> x, double eta, std::span<const float> g) {
     optimizer_.step(node, x, eta, g);
   }
-  // Simulated seconds of descend() (plain SGD reads two vectors and writes one; 0 when not charged).
-  double update_s() const { return update_s_; }
+  // The charge of descend() (plain SGD reads two vectors and writes one).
+  const Charge& update() const { return update_; }
   // Models with state (BatchNorm) whose option says "averaged": node i sends its state to its neighbours
   // (fp32) and replaces it by Σ_j w_ij s_j. Gossip protocols call it once per round of gossip; a no-op
   // otherwise.
@@ -58,10 +58,10 @@ class LocalStep {
  private:
   const Environment& environment_;
   std::size_t dimension_;
-  double flops_;
+  Charge gradient_;  // one minibatch gradient
   // Whether gradients may go to the pool: an order-free model and min_pooled_flops (never the thread count).
   bool pooled_;
-  double update_s_;
+  Charge update_;
   // One gradient computation: the task's own copies of its inputs, and its output.
   struct Slot {
     std::size_t node = 0;

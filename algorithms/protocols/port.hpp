@@ -1,10 +1,11 @@
 #pragma once
-// The small transport port a protocol sees: send real bytes, receive, spend flops. No SimGrid types here, so
+// The small transport port a protocol sees: send real bytes, receive, charge work. No SimGrid types here, so
 // protocol code can be read and tested without the simulator.
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -18,6 +19,16 @@ enum class Work { gradient, encode, decode, mixing, update };
 inline constexpr std::size_t work_kinds = 5;
 inline constexpr std::array<std::string_view, work_kinds> work_names = {"gradient", "encode", "decode",
                                                                         "mixing", "update"};
+
+// A price of the run's price table (prices.hpp): what one unit of some work is, e.g. one minibatch gradient
+// of the model, one coordinate through a codec configuration, one float of mixing arithmetic.
+using PriceId = std::uint32_t;
+
+// A piece of a node's work in units that do not depend on the device profile: `amount` units of `price`.
+struct Charge {
+  PriceId price = 0;
+  double amount = 0;
+};
 
 // What one node has sent so far: payload bytes, bytes on the wire (payload plus the headers the network
 // charges per message or per segment, see sim/simulation.hpp), and the simulated seconds its host spent on
@@ -59,12 +70,12 @@ class Port {
   // Awaits every send since the previous wait_sends() and returns the destinations of those that nobody will
   // receive, in send order (always empty on a network without failures).
   virtual std::vector<std::size_t> wait_sends() = 0;
-  // Spends simulated compute time for `flops` floating-point operations of model math on this node's host
-  // (counted as Work::gradient).
-  virtual void compute(double flops) = 0;
-  // Spends `seconds` of this node's host's time on `work` (seconds at the host's nominal speed: a host slowed
-  // by the network's dynamics takes longer).
-  virtual void spend(Work work, double seconds) = 0;
+  // Charges one piece of work: its simulated seconds are the sum of its terms' prices (in order, all of one
+  // kind of work; e.g. an encoding and the memory's arithmetic around it), spent on this node's host (seconds
+  // at the host's nominal speed: a host slowed by the network's dynamics takes longer). The port prices it
+  // with the run's price table.
+  virtual void charge(std::span<const Charge> terms) = 0;
+  void charge(const Charge& term) { charge(std::span<const Charge>(&term, 1)); }
   // Lets the other nodes that are ready at this simulated instant run before this one goes on, without
   // spending simulated time or executing the work charged so far: their real math can then overlap this
   // node's (LocalStep::gradient). Whether a port does anything here never depends on the thread count.

@@ -13,8 +13,8 @@
 #include "algorithms/learning/learning_rate.hpp"
 #include "algorithms/learning/model.hpp"
 #include "algorithms/learning/partition.hpp"
-#include "algorithms/protocols/costs.hpp"
 #include "algorithms/protocols/port.hpp"
+#include "algorithms/protocols/prices.hpp"
 #include "algorithms/protocols/probe.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
@@ -37,8 +37,12 @@ struct Environment {
   std::uint64_t seed = 0;
   Probe* probe = nullptr;
   WallClock* clock = nullptr;  // may be null
-  Costs costs;                 // what each kind of work costs in simulated time
-  bool lossy = false;          // messages can be lost (failures): only kinds with "survives_failures" run
+  // What each piece of work costs in simulated time: protocols register the prices of their work here while
+  // they are built (a gradient, a codec configuration, vector arithmetic) and charge amounts of them to their
+  // Port, which prices them with this table. Shared with the simulator; the default charges gradients only.
+  std::shared_ptr<PriceTable> prices = std::make_shared<PriceTable>();
+  nlohmann::json model_spec;  // the model's resolved scenario object: names the gradient's price
+  bool lossy = false;         // messages can be lost (failures): only kinds with "survives_failures" run
   // Per-node model state (BatchNorm running statistics): one vector of model->state_dimension() values per
   // node, owned by the caller; null when the model has none (LocalStep then keeps its own). LocalStep updates
   // node i's, observe() hands it to the probe.

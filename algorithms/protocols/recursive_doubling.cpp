@@ -26,7 +26,7 @@ namespace {
 class RecursiveDoubling final : public Collective {
  public:
   explicit RecursiveDoubling(const CollectiveSetup& setup)
-      : setup_(setup), rates_(setup), received_(setup.dimension) {
+      : setup_(setup), prices_(setup), received_(setup.dimension) {
     while (2 * power_ <= setup.nodes) power_ *= 2;
     extra_ = setup.nodes - power_;
   }
@@ -42,7 +42,7 @@ class RecursiveDoubling final : public Collective {
     } else {
       if (i < 2 * extra_) {
         add(received(i - 1, port), average, average);  // node i − 1's vector comes first
-        port.spend(Work::mixing, 3 * d * rates_.floats);
+        port.charge({prices_.mixing, 3 * d});
       }
       const std::size_t rank = i < 2 * extra_ ? i / 2 : i - extra_;
       for (std::size_t mask = 1; mask < power_; mask *= 2) {
@@ -53,14 +53,14 @@ class RecursiveDoubling final : public Collective {
           add(theirs, average, average);
         else
           add(average, theirs, average);
-        port.spend(Work::mixing, 3 * d * rates_.floats);
+        port.charge({prices_.mixing, 3 * d});
       }
       if (i < 2 * extra_) send(i - 1, average, rng, port);
     }
     port.wait_sends();
     const float scale = 1.0f / static_cast<float>(setup_.nodes);
     for (float& v : average) v *= scale;
-    port.spend(Work::mixing, 4 * d * rates_.floats);  // the copy of own, the scaling
+    port.charge({prices_.mixing, 4 * d});  // the copy of own, the scaling
   }
 
  private:
@@ -77,7 +77,7 @@ class RecursiveDoubling final : public Collective {
       WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
       setup_.compressor->encode_into(values, rng, bytes);
     }
-    port.spend(Work::encode, static_cast<double>(values.size()) * rates_.encode);
+    port.charge({prices_.encode, static_cast<double>(values.size())});
     port.send(to, std::move(bytes));
   }
 
@@ -92,7 +92,7 @@ class RecursiveDoubling final : public Collective {
       WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
       setup_.compressor->decode_into(bytes, out);
     }
-    port.spend(Work::decode, static_cast<double>(out.size()) * rates_.decode);
+    port.charge({prices_.decode, static_cast<double>(out.size())});
   }
 
   // The next vector from `from`, decoded into the shared scratch (valid until this node's next Port call).
@@ -103,7 +103,7 @@ class RecursiveDoubling final : public Collective {
   }
 
   CollectiveSetup setup_;
-  Fp32Rates rates_;
+  Fp32Prices prices_;
   std::size_t power_ = 1, extra_ = 0;
   std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
 };

@@ -19,7 +19,7 @@ namespace {
 class RingAllreduce final : public Collective {
  public:
   explicit RingAllreduce(const CollectiveSetup& setup)
-      : setup_(setup), rates_(setup), received_(setup.dimension) {}
+      : setup_(setup), prices_(setup), received_(setup.dimension) {}
 
   // Node i sends only to i + 1 and receives only from i − 1 (mod n), 2(n − 1) messages of one chunk each.
   // Reduce-scatter, step s = 0 … n − 2: node i sends its partial sum of chunk i − s and adds its own values
@@ -38,20 +38,21 @@ class RingAllreduce final : public Collective {
         const std::span<float> partial = receive(previous, chunk(average, i + 2 * n - s - 1).size(), port);
         const std::span<float> mine = chunk(average, i + 2 * n - s - 1);
         for (std::size_t c = 0; c < mine.size(); ++c) mine[c] += partial[c];
-        charge(port, Work::mixing, 3.0 * rates_.floats, mine.size());
+        port.charge({prices_.mixing, 3.0 * static_cast<double>(mine.size())});
       }
       for (std::size_t s = 0; s + 1 < n; ++s) {
         send(next, chunk(average, i + 1 + n - s), rng, port);
         const std::span<float> target = chunk(average, i + n - s);
         const std::span<const float> finished = receive(previous, target.size(), port);
         std::copy(finished.begin(), finished.end(), target.begin());
-        charge(port, Work::mixing, 2.0 * rates_.floats, target.size());
+        port.charge({prices_.mixing, 2.0 * static_cast<double>(target.size())});
       }
       port.wait_sends();
     }
     const float scale = 1.0f / static_cast<float>(n);
     for (float& v : average) v *= scale;
-    charge(port, Work::mixing, 4.0 * rates_.floats, average.size());  // the copy of own, the scaling
+    // The copy of own, the scaling.
+    port.charge({prices_.mixing, 4.0 * static_cast<double>(average.size())});
   }
 
  private:
@@ -63,18 +64,13 @@ class RingAllreduce final : public Collective {
     return v.subspan(begin, d / n + (c < d % n ? 1 : 0));
   }
 
-  // Seconds per coordinate × coordinates, as `work`.
-  static void charge(protocols::Port& port, Work work, double per_coordinate, std::size_t coordinates) {
-    port.spend(work, per_coordinate * static_cast<double>(coordinates));
-  }
-
   void send(std::size_t to, std::span<const float> values, Rng& rng, protocols::Port& port) {
     protocols::Bytes bytes;
     {
       WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
       setup_.compressor->encode_into(values, rng, bytes);
     }
-    charge(port, Work::encode, rates_.encode, values.size());
+    port.charge({prices_.encode, static_cast<double>(values.size())});
     port.send(to, std::move(bytes));
   }
 
@@ -85,12 +81,12 @@ class RingAllreduce final : public Collective {
     const std::span<float> out = std::span<float>(received_).first(size);
     WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
     setup_.compressor->decode_into(*message, out);
-    charge(port, Work::decode, rates_.decode, size);
+    port.charge({prices_.decode, static_cast<double>(size)});
     return out;
   }
 
   CollectiveSetup setup_;
-  Fp32Rates rates_;
+  Fp32Prices prices_;
   std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
 };
 

@@ -21,7 +21,8 @@ Sparq::Sparq(Spec& spec, const Environment& environment)
       trigger_(read_trigger(spec)),
       local_(environment, schedule_.optimizer),
       gossip_(spec, environment, read_silence(spec)),
-      trigger_s_(environment.costs.vector_s(Work::mixing, 2.0 * static_cast<double>(gossip_.dimension()))) {}
+      trigger_norm_{environment.prices->floats(Work::mixing),
+                    2.0 * static_cast<double>(gossip_.dimension())} {}
 
 void Sparq::run(std::size_t i, protocols::Port& port) {
   Gossip::Node& node = gossip_.node(i);
@@ -30,14 +31,14 @@ void Sparq::run(std::size_t i, protocols::Port& port) {
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     const double eta = schedule_.at(t);
     local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));  // x now holds x_half
-    port.spend(Work::update, local_.update_s());
+    port.charge(local_.update());
     if ((t + 1) % local_steps_ == 0) {
       double difference = 0;
       for (std::size_t c = 0; c < node.x.size(); ++c) {
         const double e = static_cast<double>(node.x[c]) - node.copy[c];
         difference += e * e;
       }
-      port.spend(Work::mixing, trigger_s_);  // the trigger's norm reads x and x̂
+      port.charge(trigger_norm_);  // the trigger's norm reads x and x̂
       if (trigger_.fires(difference, t, eta)) {
         node.stats.triggers += 1;
         gossip_.fire(i, node.x, port);
@@ -47,7 +48,7 @@ void Sparq::run(std::size_t i, protocols::Port& port) {
       gossip_.gather(i, port);
       local_.exchange_state(i, gossip_.mixing(), port);
       gossip_.consensus(i);
-      port.spend(Work::mixing, gossip_.consensus_s());
+      port.charge(gossip_.consensus_charge());
     }
     observe(environment_, t + 1, i, node.x, node.stats, port);
   }

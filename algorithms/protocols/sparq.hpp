@@ -22,7 +22,7 @@ class Sparq : public Protocol {
   Trigger trigger_;
   LocalStep local_;
   Gossip gossip_;
-  double trigger_s_;
+  Charge trigger_norm_;  // the trigger reads x and x̂
 };
 
 }  // namespace sgdsim::protocols

@@ -187,7 +187,9 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   environment_.batch_size = batch_size;
   environment_.seed = seed_;
   environment_.clock = &clock_;
-  environment_.costs = simulator.costs;
+  environment_.prices = std::make_shared<protocols::PriceTable>(simulator.costs);
+  environment_.model_spec = resolved_["model"];
+  network_.prices = environment_.prices;
   environment_.lossy = network_.dynamics.receive_timeout > 0;
   if (const std::size_t state_dimension = model_->state_dimension(); state_dimension > 0) {
     node_states_.assign(topology_.nodes, std::vector<float>(state_dimension));

@@ -86,8 +86,11 @@ class SlowPort : public protocols::Port, public protocols::Requester, public pro
   void send_silence(std::size_t to) override { inner_.send_silence(to); }
   protocols::Received receive_or_miss(std::size_t from) override { return inner_.receive_or_miss(from); }
   std::vector<std::size_t> wait_sends() override { return inner_.wait_sends(); }
-  void compute(double flops) override { inner_.compute(flops * factor_); }
-  void spend(protocols::Work work, double seconds) override { inner_.spend(work, seconds * factor_); }
+  void charge(std::span<const protocols::Charge> terms) override {
+    std::vector<protocols::Charge> slower(terms.begin(), terms.end());
+    for (protocols::Charge& term : slower) term.amount *= factor_;
+    inner_.charge(slower);
+  }
   double now() override { return inner_.now(); }
   const protocols::Counters& counters() const override { return inner_.counters(); }
   void request(std::size_t to, protocols::Bytes bytes) override {

@@ -41,14 +41,14 @@ struct Outcome {
   std::vector<protocols::Counters> counters;
 };
 
-const protocols::Costs free_work;  // the cooperative network has no clock
+protocols::PriceTable free_work;  // the cooperative network has no clock
 
 Outcome run_round(const std::string& kind, std::size_t n, std::size_t d, std::uint64_t seed = 1) {
   const std::unique_ptr<compression::Compressor> fp32 = compression::make_compressor(R"({"kind": "none"})");
   json value = {{"kind", kind}}, resolved;
   Spec spec = Spec::of_family(value, "test", "$.algorithm.collective", resolved, protocols::collectives());
   const std::unique_ptr<protocols::Collective> collective = protocols::make_collective(
-      spec, {n, d, fp32.get(), 0, &free_work, nullptr, "test: $.algorithm.compressor", {}});
+      spec, {n, d, fp32.get(), {}, &free_work, nullptr, "test: $.algorithm.compressor", {}});
   Rng rng(seed);
   std::vector<std::vector<float>> inputs(n, std::vector<float>(d));
   for (auto& v : inputs)
@@ -149,7 +149,7 @@ TEST_CASE("the all-reduce collectives refuse a compressor other than none, namin
         Spec::of_family(value, "s.json", "$.algorithm.collective", resolved, protocols::collectives());
     try {
       protocols::make_collective(
-          spec, {4, 10, qsgd.get(), 0, &free_work, nullptr, "s.json: $.algorithm.compressor", {}});
+          spec, {4, 10, qsgd.get(), {}, &free_work, nullptr, "s.json: $.algorithm.compressor", {}});
       FAIL("no error for " << kind);
     } catch (const InputError& e) {
       const std::string what = e.what();

@@ -74,8 +74,7 @@ class CooperativeNetwork {
       return item;
     }
     std::vector<std::size_t> wait_sends() override { return {}; }
-    void compute(double) override {}
-    void spend(protocols::Work, double) override {}
+    void charge(std::span<const protocols::Charge>) override {}
     double now() override { return 0; }
     const protocols::Counters& counters() const override { return counters_; }
 

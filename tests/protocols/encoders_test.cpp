@@ -60,12 +60,13 @@ struct Built {
       : value(protocol),
         declared{"protocol", "", protocols::Encoders::keys("test")},
         spec(value, "test.json", "$.algorithm", resolved, declared),
-        encoders(spec, nodes, d, 11, nullptr, protocols::Costs{}) {
+        encoders(spec, nodes, d, 11, nullptr, prices) {
     spec.finish();
   }
   json value, resolved;
   keys::Object declared;
   Spec spec;
+  protocols::PriceTable prices;
   protocols::Encoders encoders;
 };
 
@@ -234,7 +235,8 @@ TEST_CASE("the encoders hand the model's tensor layout to the compressor, which 
   const keys::Object declared{"protocol", "", protocols::Encoders::keys("test")};
   Spec spec(protocol, "test.json", "$.algorithm", resolved, declared);
   const compression::Layout layout({{2, 3}, {1, 4}});  // 6 + 4 coordinates: buckets 6 | 4, not 8 | 2
-  protocols::Encoders encoders(spec, 1, 10, 11, nullptr, protocols::Costs{}, layout);
+  protocols::PriceTable prices;
+  protocols::Encoders encoders(spec, 1, 10, 11, nullptr, prices, layout);
   spec.finish();
   CHECK(encoders.compressor().layout().tensors().size() == 2);
   compression::Bytes bytes;

@@ -49,8 +49,7 @@ class ScriptedNetwork {
       return item;
     }
     std::vector<std::size_t> wait_sends() override { return std::exchange(lost_, {}); }
-    void compute(double) override {}
-    void spend(protocols::Work, double) override {}
+    void charge(std::span<const protocols::Charge>) override {}
     double now() override { return 0; }
     const protocols::Counters& counters() const override { return counters_; }
     std::vector<std::size_t> sizes;  // of every message sent

@@ -15,8 +15,7 @@ class PlainPort final : public protocols::Port {
   void send_silence(std::size_t) override {}
   protocols::Received receive_or_miss(std::size_t) override { return {}; }
   std::vector<std::size_t> wait_sends() override { return {}; }
-  void compute(double) override {}
-  void spend(protocols::Work, double) override {}
+  void charge(std::span<const protocols::Charge>) override {}
   double now() override { return 0; }
   const protocols::Counters& counters() const override { return counters_; }
 
@@ -32,8 +31,7 @@ class RequestingPort final : public protocols::Port, public protocols::Requester
   void send_silence(std::size_t) override {}
   protocols::Received receive_or_miss(std::size_t) override { return {}; }
   std::vector<std::size_t> wait_sends() override { return {}; }
-  void compute(double) override {}
-  void spend(protocols::Work, double) override {}
+  void charge(std::span<const protocols::Charge>) override {}
   double now() override { return 0; }
   const protocols::Counters& counters() const override { return counters_; }
   void request(std::size_t to, protocols::Bytes bytes) override { sent.emplace_back(to, std::move(bytes)); }

@@ -83,7 +83,7 @@ TEST_CASE("a latency profile sets the latency of messages that start after it") 
         if (node == 0) {
           port.send(1, protocols::Bytes(1000, 1));
           port.wait_sends();
-          port.spend(protocols::Work::gradient, 2.0);  // until t = 2 + 1 ms + 1 ms
+          port.charge(seconds(2.0));  // until t = 2 + 1 ms + 1 ms
           port.send(1, protocols::Bytes(1000, 1));
         }
         if (node == 1) {
@@ -105,7 +105,7 @@ TEST_CASE("a straggler computes at its speed times its profile") {
   options.dynamics.node_speed_profile = {{steps({{1, 0.5}, {2, 1}})}, {}};
   auto out =
       timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
-        port.compute(1e9);  // 1 s at nominal speed
+        port.charge(flops(1e9));  // 1 s at nominal speed
         times[node] = port.now();
       });
   // Node 0: 0.25 Gf/s for 1 s (0.25 Gf), 0.125 Gf/s for 1 s (0.125 Gf), then 0.625 Gf at 0.25 Gf/s: 2.5 s.
@@ -121,10 +121,10 @@ TEST_CASE("a link failure loses the message, the receive gives up, and later mes
   auto out =
       timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
         if (node == 0) {
-          port.spend(protocols::Work::gradient, 1.0);  // sends at t = 1, the link is down
+          port.charge(seconds(1.0));  // sends at t = 1, the link is down
           port.send(1, protocols::Bytes(1000, 1));
           times[0] = static_cast<double>(port.wait_sends().size());
-          port.spend(protocols::Work::gradient, 1.0);  // t = 2: up again, within the receiver's deadline (3)
+          port.charge(seconds(1.0));  // t = 2: up again, within the receiver's deadline (3)
           port.send(1, protocols::Bytes(1000, 2));
           port.wait_sends();
         }

@@ -15,7 +15,7 @@ const topology::Link test_link{12.5e6, 500e-6};
 std::string failure_of(const topology::Topology& t, const sim::NodeBody& body) {
   const ChildResult result = in_child([&] {
     try {
-      sim::simulate(t, {}, body);
+      sim::simulate(t, priced({}), body);
     } catch (const InputError& e) {
       return std::string("InputError: ") + e.what();
     } catch (const std::runtime_error& e) {
@@ -81,7 +81,7 @@ TEST_CASE("a receiver that waits first gets every item in order, however many co
       port.send(0, protocols::Bytes{4, 5});
       port.send_silence(0);
       port.send(0, protocols::Bytes{6});
-      port.compute(1e9);  // simulated time passes: node 0 waits on the channel again
+      port.charge(flops(1e9));  // simulated time passes: node 0 waits on the channel again
       v[1] = port.now();
       port.send(0, protocols::Bytes{7});
       port.wait_sends();
@@ -100,7 +100,7 @@ TEST_CASE("while nothing fails, receives that could time out get the same items 
       port.send_silence(1);
       port.send(1, protocols::Bytes{1, 2, 3});
       port.send_silence(1);
-      port.compute(1e6);
+      port.charge(flops(1e6));
       port.send(1, protocols::Bytes(10000, 9));
       port.send(2, protocols::Bytes(500, 1));
       v[0] = static_cast<double>(port.wait_sends().size());
@@ -148,6 +148,22 @@ TEST_CASE("counters count payload and wire bytes and messages but not silences")
   CHECK(out[0] == 107.0 * 1000000 + 187.0 * 1000 + 2);
 }
 
+TEST_CASE("a charge of several terms is one piece of work: its seconds are the sum of their prices") {
+  auto path = path_topology(2, test_link);
+  sim::NetworkOptions options;
+  options.host_speed = 1e9;
+  auto out = timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& v) {
+    if (node != 0) return;
+    const protocols::Charge terms[] = {seconds(1.5), flops(5e8)};
+    port.charge(terms);
+    port.charge(mixing_floats(1e9));  // mixing is not charged by the test prices
+    v[0] = port.now();
+    v[1] = port.counters().work_s[static_cast<std::size_t>(protocols::Work::gradient)];
+  });
+  CHECK(out[0] == 2.0);
+  CHECK(out[1] == 2.0);
+}
+
 TEST_CASE("unreceived messages do not block the end of the run") {
   auto path = path_topology(2, test_link);
   auto out = timed_run(path, {}, [&](std::size_t node, protocols::Port& port, std::vector<double>&) {
@@ -161,7 +177,7 @@ TEST_CASE("an exception in a body becomes an error naming the node") {
   auto ring = topology::build_topology("ring", 4, topology::ring_edges(4), test_link);
   const std::string runtime = failure_of(ring, [](std::size_t node, protocols::Port& port) {
     if (node == 2) {
-      port.compute(1e6);
+      port.charge(flops(1e6));
       throw std::runtime_error("boom");
     }
     port.receive((node + 1) % 4);  // others wait forever: killed, not reported as a deadlock
@@ -171,6 +187,11 @@ TEST_CASE("an exception in a body becomes an error naming the node") {
     if (node == 1) throw InputError("bad.json: $.x: nope");
   });
   CHECK(input == "InputError: node 1: bad.json: $.x: nope");
+  const std::string mixed = failure_of(ring, [](std::size_t node, protocols::Port& port) {
+    const protocols::Charge terms[] = {seconds(1), mixing_floats(1)};
+    if (node == 0) port.charge(terms);
+  });
+  CHECK(mixed == "runtime_error: node 0: node 0 charged several kinds of work as one");
   const std::string misuse = failure_of(ring, [](std::size_t node, protocols::Port& port) {
     if (node == 3) port.send(3, {});
   });

@@ -89,7 +89,7 @@ TEST_CASE("ideal: a ring exchange of 4d bytes with both neighbours takes latency
   options.header_bytes = header;
   auto out =
       timed_run(ring, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
-        port.compute(1e6);
+        port.charge(flops(1e6));
         const std::size_t left = (node + 7) % 8, right = (node + 1) % 8;
         port.send(left, protocols::Bytes(4 * d));
         port.send(right, protocols::Bytes(4 * d));
@@ -112,7 +112,7 @@ TEST_CASE("header bytes are charged and compute takes flops/speed") {
   auto out =
       timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
         if (node == 0) {
-          port.compute(3e6);
+          port.charge(flops(3e6));
           port.send(1, protocols::Bytes(payload));
           port.wait_sends();
           times[0] = static_cast<double>(port.counters().wire_bytes * 1000 + port.counters().payload_bytes) +

@@ -1,0 +1,92 @@
+#pragma once
+// The run's price table: what each piece of a node's work costs in simulated seconds (docs/compute.md).
+// Protocols charge their work to the Port in units that do not depend on the device profile — minibatch
+// gradients of a model, coordinates through a codec configuration, floats read and written by a kind of
+// vector arithmetic — and the table turns such an amount into seconds, in one place. Its entries say what
+// each price id means and where its rate came from, so that a recorded run's charges can be priced again
+// under other settings. Deterministic by construction: never the wall clock of the current run.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/protocols/costs.hpp"
+#include "algorithms/protocols/port.hpp"
+
+namespace sgdsim::learning {
+class Model;
+}
+
+namespace sgdsim::protocols {
+
+// What a charge's amount counts.
+enum class Unit {
+  passes,       // minibatch gradients (forward and backward) of one model at one batch size
+  coordinates,  // coordinates through one codec configuration (encode or decode)
+  floats,       // float32 values read and written by vector arithmetic
+};
+
+// How a price turns an amount into seconds (the only place where that happens).
+enum class Basis {
+  flops,       // rate: flops per unit, executed at the host's nominal speed: amount · rate / host speed
+  throughput,  // rate: units per second: amount / rate
+  bandwidth,   // rate: bytes per second, 4 bytes per float: amount · 4 / rate (0 when rate is 0)
+};
+
+// One entry of the table: what a price id is for, and its rate.
+struct Price {
+  Work work =
+      Work::gradient;  // the kind of work it is charged as (and whose `compute.charge` switch applies)
+  Unit unit = Unit::passes;
+  // What exactly: {"model": {...}, "batch_size": B, "flops_per_sample": F} for a gradient, the codec
+  // configuration ({"kind": ..., ...}) for encode and decode, {} for vector arithmetic.
+  nlohmann::json subject;
+  Basis basis = Basis::flops;
+  double rate = 0;
+  std::string source;  // where the rate came from: the profile, a scenario override, the model's flop count
+};
+
+std::string_view unit_name(Unit unit);
+std::string_view basis_name(Basis basis);
+
+class PriceTable {
+ public:
+  // A table that charges the gradient only (the communication-only view) and has no codec prices.
+  PriceTable() = default;
+  // The scenario's compute settings: which kinds of work are charged, and the profile's rates.
+  explicit PriceTable(Costs costs);
+
+  // The price of one minibatch gradient of `model` (described by `description`, its resolved scenario
+  // object) at `batch_size`. Registering the same subject again gives the same id.
+  PriceId gradient(const learning::Model& model, const nlohmann::json& description, std::size_t batch_size);
+  // The price of a coordinate through codec configuration `configuration` (its "kind" names the compressor
+  // kind) in direction `work` (Work::encode or Work::decode). Throws InputError naming `where` when that work
+  // is charged and the profile has no price for it.
+  PriceId codec(Work work, const nlohmann::json& configuration, const std::string& where);
+  // The price of a float read or written by vector arithmetic charged as `work` (mixing, update, or encode:
+  // the memory's arithmetic).
+  PriceId floats(Work work);
+  // An entry priced elsewhere (a re-timer's recorded entries, a test); the same work, unit and subject as an
+  // existing entry gives that entry's id.
+  PriceId add(Price price);
+
+  // Seconds of `charge` on a host of nominal speed `host_speed` (flop/s); 0 when its work is not charged.
+  double seconds(const Charge& charge, double host_speed) const;
+  // The kind of work a price is charged as.
+  Work work(PriceId price) const { return prices_.at(price).work; }
+  bool charges(Work work) const { return costs_.charges(work); }
+  const std::vector<Price>& prices() const { return prices_; }
+  // The entries, in id order, as JSON: [{"id", "work", "unit", "subject", "basis", "rate", "source"}, ...].
+  nlohmann::json to_json() const;
+
+ private:
+  Costs costs_;
+  std::vector<Price> prices_;
+  std::map<std::string, PriceId> ids_;  // work, unit and subject (as JSON text) -> id
+};
+
+}  // namespace sgdsim::protocols
