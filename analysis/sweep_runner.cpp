@@ -338,6 +338,8 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
                      {"stderr_tail", stderr_tail}};
       write_file_atomically(layout.failure(point.id), record.dump(2) + "\n");
       if (tally.first_error.empty()) tally.first_error = last_line(stderr_tail);
+      if (exited && code == exit_input_error && tally.first_invalid.empty())
+        tally.first_invalid = last_line(stderr_tail);
       report(std::string(prefix) + "FAILED  " + who + " (seed " + std::to_string(point.seed) + ", " + why +
              "): " + last_line(stderr_tail) + " -> runs/" + point.id + ".failed.json\n");
     }

@@ -30,8 +30,9 @@ struct RunTally {
   std::size_t skipped = 0;  // already complete
   std::size_t succeeded = 0;
   std::size_t failed = 0;
-  std::size_t invalid = 0;  // failed with exit code 2: the runner rejected the point's scenario
-  std::string first_error;  // last stderr line of the first failure
+  std::size_t invalid = 0;    // failed with exit code 2: the runner rejected the point's scenario
+  std::string first_error;    // last stderr line of the first failure
+  std::string first_invalid;  // last stderr line of the first failure with exit code 2
 };
 
 // Creates DIR's folders, writes the point scenarios and removes leftovers of interrupted attempts of

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "analysis/sweep_runner.hpp"
 #include "analysis/sweep_shard.hpp"
 #include "analysis/sweep_spec.hpp"
+#include "analysis/sweep_validation.hpp"
 #include "app/commands.hpp"
 #include "common/error.hpp"
 #include "common/worker_pool.hpp"
@@ -36,8 +38,13 @@ struct SweepArguments {
 
 // The program that runs one point: this very binary, unless SGDSIM_RUNNER names another (a wrapper script, or
 // a stand-in used by tests).
+const char* custom_runner() {
+  const char* custom = std::getenv("SGDSIM_RUNNER");
+  return custom && *custom ? custom : nullptr;
+}
+
 std::vector<std::string> runner() {
-  if (const char* custom = std::getenv("SGDSIM_RUNNER"); custom && *custom) return {custom};
+  if (const char* custom = custom_runner()) return {custom};
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) throw std::runtime_error("cannot locate the sgdsim binary (/proc/self/exe)");
@@ -54,6 +61,25 @@ void sweep(const SweepArguments& args) {
 
   // Building every point's scenario up front catches overrides that cannot apply, whichever shard has them.
   for (const auto& point : points) point_scenario(sweep, point, layout.points().string());
+
+  // Every point this invocation would run is validated before any runs (and by --dry-run): a bad point is
+  // reported with all the others at once, with nothing written. Completed points are checked against their
+  // own resolved.json below instead. A runner named by SGDSIM_RUNNER may understand other scenarios (a
+  // test's stand-in) and validates its own points.
+  if (!custom_runner()) {
+    std::vector<const SweepPoint*> to_check;
+    for (const auto& point : mine)
+      if (args.dry_run || (!args.index_only && !run_complete(layout, point.id))) to_check.push_back(&point);
+    if (!to_check.empty()) {
+      const std::vector<InvalidPoint> invalid = validate_points(sweep, to_check);
+      if (!invalid.empty()) {
+        std::size_t settings = 0;  // points differing in more than their seed
+        std::set<std::string> seen;
+        for (const SweepPoint* point : to_check) settings += seen.insert(point->overrides.dump()).second;
+        throw InputError(invalid_points_message(invalid, settings));
+      }
+    }
+  }
 
   if (args.dry_run) {
     for (const auto& point : mine)
@@ -102,9 +128,19 @@ void sweep(const SweepArguments& args) {
                              files + "\nrerun the sweep without --index-only to retry them");
   }
   if (tally.failed > 0) {
+    // Only failures a rerun can fix (a crash, a kill, a machine out of memory) get that advice; a point
+    // refused as bad input (exit 2) fails again until its scenario changes.
+    std::string advice;
+    const std::size_t retriable = tally.failed - tally.invalid;
+    if (tally.invalid > 0)
+      advice += "; " + std::to_string(tally.invalid) +
+                " refused as bad input (exit 2), which a rerun repeats: fix the sweep or its base, e.g.: " +
+                tally.first_invalid;
+    if (retriable > 0)
+      advice += "; " + std::to_string(retriable) + " failed otherwise: rerun the same command to retry them";
     throw std::runtime_error(std::to_string(tally.failed) + " of " + std::to_string(mine.size()) +
                              " points failed; their records are " + layout.runs().string() +
-                             "/<id>.failed.json; rerun the same command to retry them");
+                             "/<id>.failed.json" + advice);
   }
 }
 
@@ -129,7 +165,8 @@ void add_sweep_command(CLI::App& root) {
   cmd->add_flag(
       "--index-only", args->index_only,
       "Run nothing; rebuild DIR/index.csv from DIR/runs/ (e.g. after copying the shards' runs together)");
-  cmd->add_flag("--dry-run", args->dry_run, "Print this shard's points (id, label, seed) and write nothing");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "Validate and print this shard's points (id, label, seed); write nothing");
   cmd->callback([args] { sweep(*args); });
 }
 

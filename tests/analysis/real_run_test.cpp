@@ -80,26 +80,40 @@ TEST_CASE("a sweep of real runs indexes their summaries, and each point reruns b
   CHECK_THAT(read_text(scratch / "bw.svg"), Catch::Contains("<svg"));
 }
 
-TEST_CASE("a point the real run rejects is recorded with its message while the others complete") {
+TEST_CASE("a sweep validates every point before it runs any: each bad setting and key named, exit 2") {
   ScratchDir scratch("real-bad");
+  // Two good settings and two bad ones (a key the chosen algorithm does not have; a value out of range), two
+  // seeds each: the bad ones are found before the good ones run.
   write_text(scratch / "s.json", R"({
     "base": {"seed": 1, "network": {"topology": {"kind": "ring", "nodes": 4}},
              "data": {"dataset": "synthetic", "kind": "logistic", "samples": 200, "features": 5},
-             "model": {"kind": "logistic"}, "algorithm": {"kind": "dpsgd", "steps": 20, "lr": 0.1},
+             "model": {"kind": "logistic"},
+             "algorithm": {"kind": "data_parallel", "collective": "allgather", "steps": 20, "lr": 0.1},
              "eval": {"every": 10}},
-    "grid": {"algorithm.steps": [20, -5]}
+    "grid": {"algorithm.kind": ["data_parallel", "dpsgd"], "algorithm.steps": [20, -5]},
+    "seeds": [1, 2]
   })");
   const fs::path out = scratch / "out";
-  const auto result = real("sweep " + quote((scratch / "s.json").string()) + " -o " + quote(out.string()));
-  INFO(result.output);
-  CHECK(result.exit_code == 1);
-  const auto index = parse_csv(read_text(out / "index.csv"), "index.csv");
-  REQUIRE(index.rows.size() == 2);
-  CHECK(index.rows[0][*index.column("status")] == "ok");
-  CHECK(index.rows[1][*index.column("status")] == "failed");
-  const auto record = nlohmann::json::parse(read_text(out / "runs" / (index.rows[1][0] + ".failed.json")));
-  CHECK(record["exit_code"] == 2);
-  CHECK_THAT(record["stderr_tail"].get<std::string>(), Catch::Contains("algorithm.steps"));
+  for (const std::string more : {"", " --dry-run"}) {
+    const auto result =
+        real("sweep " + quote((scratch / "s.json").string()) + " -o " + quote(out.string()) + more);
+    INFO(more << "\n" << result.output);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains("3 of 4 settings are invalid; nothing was run"));
+    CHECK_THAT(result.output, Catch::Contains("point kind=dpsgd, steps=20: $.algorithm.collective"));
+    CHECK_THAT(result.output, Catch::Contains("point kind=data_parallel, steps=-5: $.algorithm.steps"));
+    CHECK_THAT(result.output, Catch::Contains("(seeds 1, 2)"));
+    CHECK_THAT(result.output, !Catch::Contains("rerun"));
+    CHECK_FALSE(fs::exists(out));
+  }
+  // A good sweep's dry run validates its points, lists them and writes nothing.
+  write_text(scratch / "tiny.json", tiny_sweep);
+  const auto good =
+      real("sweep " + quote((scratch / "tiny.json").string()) + " -o " + quote(out.string()) + " --dry-run");
+  INFO(good.output);
+  CHECK(good.exit_code == 0);
+  CHECK_THAT(good.output, Catch::Contains("choco-qsgd"));
+  CHECK_FALSE(fs::exists(out));
 }
 
 TEST_CASE("completed real runs pass the resolved.json check on resume, and a changed base fails it") {

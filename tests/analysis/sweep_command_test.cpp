@@ -142,19 +142,25 @@ TEST_CASE("a failing point is recorded and the other points go on") {
   ScratchDir scratch("failure");
   write_text(scratch / "s.json", R"({
     "base": {"algorithm": {"kind": "dpsgd"}},
-    "grid": {"algorithm.note": ["fine", "fake_fail", "also fine"]},
+    "grid": {"algorithm.note": ["fine", "fake_fail", "also fine", "fake_invalid"]},
     "seeds": [1]
   })");
   const auto result = run_sgdsim(sweep_args(scratch / "s.json", scratch / "out", "-j 2"));
   INFO(result.output);
   CHECK(result.exit_code == 1);
   CHECK_THAT(result.output, Catch::Contains("FAILED") && Catch::Contains("made to fail"));
+  // Rerunning helps the crash, not the bad input: each kind of failure gets its own advice.
+  CHECK_THAT(
+      result.output,
+      Catch::Contains("1 refused as bad input (exit 2), which a rerun repeats: fix the sweep or its base"));
+  CHECK_THAT(result.output, Catch::Contains("1 failed otherwise: rerun the same command to retry them"));
   const auto index = parse_csv(read_text(scratch / "out/index.csv"), "index.csv");
-  REQUIRE(index.rows.size() == 3);
+  REQUIRE(index.rows.size() == 4);
   const auto status = *index.column("status");
   CHECK(index.rows[0][status] == "ok");
   CHECK(index.rows[1][status] == "failed");
   CHECK(index.rows[2][status] == "ok");
+  CHECK(index.rows[3][status] == "failed");
   const std::string record = read_text(scratch / "out/runs" / (index.rows[1][0] + ".failed.json"));
   CHECK_THAT(record, Catch::Contains("\"exit_code\": 3") && Catch::Contains("made to fail"));
   CHECK_FALSE(fs::exists(scratch / "out/runs" / index.rows[1][0]));
