@@ -1,7 +1,9 @@
 #include "analysis/plot_runs.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "analysis/sweep_point.hpp"
 #include "common/atomic_file.hpp"
@@ -37,6 +39,48 @@ RunData load_run(const fs::path& dir) {
   run.name = dir.filename().string();
   run.trace = read_csv((dir / "trace.csv").string());
   run.resolved = read_json_or_null(dir / "resolved.json");
+  if (run.resolved.is_object() && run.resolved.contains("seed") && run.resolved["seed"].is_number_integer()) {
+    run.seed = run.resolved["seed"].get<std::int64_t>();
+  }
+  return run;
+}
+
+// The temporary folder of a run still writing DIR ("DIR.tmp-HOST-PID", common/output_folder.hpp) whose
+// trace.csv changed last, if any.
+std::optional<fs::path> in_progress_folder(const fs::path& dir) {
+  std::error_code error;
+  const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
+  const std::string prefix = dir.filename().string() + ".tmp-";
+  std::optional<fs::path> newest;
+  fs::file_time_type newest_time{};
+  for (const auto& entry : fs::directory_iterator(parent, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const fs::path trace = entry.path() / "trace.csv";
+    const auto time = fs::last_write_time(trace, error);
+    if (error) continue;
+    if (!newest || time > newest_time) {
+      newest = entry.path();
+      newest_time = time;
+    }
+  }
+  return newest;
+}
+
+// A run still being written: its trace so far, without a last line whose newline is not there yet.
+RunData load_run_in_progress(const fs::path& temporary, const fs::path& dir) {
+  RunData run;
+  run.dir = dir.string();
+  run.name = dir.filename().string();
+  std::string text;
+  if (!read_file(temporary / "trace.csv", text))
+    throw InputError(temporary.string() + "/trace.csv: cannot read");
+  const auto newline = text.rfind('\n');
+  if (newline == std::string::npos)
+    throw InputError(dir.string() + ": the run in progress has no trace row yet");
+  text.resize(newline + 1);
+  run.trace = parse_csv(text, (temporary / "trace.csv").string());
+  run.resolved = read_json_or_null(temporary / "resolved.json");
   if (run.resolved.is_object() && run.resolved.contains("seed") && run.resolved["seed"].is_number_integer()) {
     run.seed = run.resolved["seed"].get<std::int64_t>();
   }
@@ -116,8 +160,25 @@ std::vector<RunData> collect_runs(const std::vector<std::string>& dirs) {
   for (const auto& text : dirs) {
     const fs::path dir = text;
     std::error_code error;
-    if (!fs::is_directory(dir, error)) throw InputError(text + ": no such folder");
     std::vector<RunData> found;
+    if (!fs::is_directory(dir, error)) {
+      // A run still going writes into a temporary sibling; its trace grows there row by row.
+      const auto temporary = in_progress_folder(dir);
+      if (!temporary) throw InputError(text + ": no such folder");
+      RunData run = load_run_in_progress(*temporary, dir);
+      if (run.trace.rows.empty()) throw InputError(text + ": the run in progress has no trace row yet");
+      std::fprintf(stderr, "sgdsim: %s is still being written: using its %zu rows so far (%s)\n",
+                   text.c_str(), run.trace.rows.size(), temporary->string().c_str());
+      if (run.resolved.is_object()) {
+        run.parameters = flatten(run.resolved);
+        run.parameters.erase("seed");
+        run.parameters.erase("name");
+        if (run.resolved.contains("name") && run.resolved["name"].is_string())
+          run.name = run.resolved["name"].get<std::string>();
+      }
+      runs.push_back(std::move(run));
+      continue;
+    }
     if (fs::exists(dir / "trace.csv")) {
       found.push_back(load_lone_run(dir));
     } else if (fs::exists(dir / "index.csv") || fs::is_directory(dir / "runs")) {

@@ -1,6 +1,10 @@
 #include "observation/outputs.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "observation/links.hpp"
 
 namespace sgdsim::observation {
 namespace {
@@ -240,7 +244,8 @@ void write_trace_header(std::ostream& out, const RunShape& shape) {
   std::string line;
   for (const Column& c : trace_columns())
     if (shape.has(c.when)) line += (line.empty() ? "" : ",") + c.name;
-  out << line << '\n';
+  out << line + '\n';
+  out.flush();
 }
 
 void write_trace_row(std::ostream& out, const TraceRow& row, const RunShape& shape) {
@@ -252,7 +257,10 @@ void write_trace_row(std::ostream& out, const TraceRow& row, const RunShape& sha
     line += cell(c.value(row));
     first = false;
   }
-  out << line << '\n';
+  // One whole row per write, flushed: a reader of a run in progress sees complete rows (and at most a last
+  // line without its newline, which readers skip).
+  out << line + '\n';
+  out.flush();
 }
 
 nlohmann::json& at_path(nlohmann::json& object, std::string_view path) {
@@ -272,6 +280,97 @@ Field<Observed> last_row(const std::string& path, const std::string& column) {
   return {path, c->unit, c->meaning + (c->empty.empty() ? "" : " Null: " + c->empty + "."), c->when,
           [c](const Observed& o) { return to_json(c->value(o.last)); }};
 }
+}  // namespace
+
+namespace {
+
+// One node's simulated seconds: computing (every kind of work) and the rest, waiting.
+struct NodeTime {
+  double computing = 0, waiting = 0;
+};
+NodeTime node_time(const protocols::NodeStats& stats) {
+  NodeTime t;
+  for (const double w : stats.work_s) t.computing += w;
+  t.waiting = std::max(0.0, stats.time - t.computing);
+  return t;
+}
+
+// The mean or the max over nodes of one part of their time.
+nlohmann::json over_nodes(const Observed& o, double NodeTime::*part, bool max) {
+  if (o.nodes.empty()) return 0.0;
+  double sum = 0, top = 0;
+  for (const auto& stats : o.nodes) {
+    const double x = node_time(stats).*part;
+    sum += x;
+    top = std::max(top, x);
+  }
+  return max ? top : sum / static_cast<double>(o.nodes.size());
+}
+
+void node_time_fields(std::vector<Field<Observed>>& f) {
+  f.push_back(group<Observed>("node_time_s", "s",
+                              "Each node's simulated time, from the start to its last step, split into "
+                              "computing, communicating while "
+                              "computing, and waiting on the network; mean and max over nodes."));
+  f.push_back(
+      group<Observed>("node_time_s.computing", "s",
+                      "Seconds the node's host computed (gradient, encode, decode, mixing, update)."));
+  f.push_back({"node_time_s.computing.mean", "s", "Mean over nodes.", When::always,
+               [](const Observed& o) { return over_nodes(o, &NodeTime::computing, false); }});
+  f.push_back({"node_time_s.computing.max", "s", "Max over nodes.", When::always,
+               [](const Observed& o) { return over_nodes(o, &NodeTime::computing, true); }});
+  f.push_back(group<Observed>(
+      "node_time_s.communicating_while_computing", "s",
+      "Seconds of computing during which the node's messages were also in transit (communication hidden "
+      "behind computation). Always 0 for now: no protocol overlaps its messages with its computation yet, "
+      "so a node's time is computing plus waiting."));
+  f.push_back({"node_time_s.communicating_while_computing.mean", "s", "Mean over nodes.", When::always,
+               [](const Observed&) -> nlohmann::json { return 0.0; }});
+  f.push_back({"node_time_s.communicating_while_computing.max", "s", "Max over nodes.", When::always,
+               [](const Observed&) -> nlohmann::json { return 0.0; }});
+  f.push_back(group<Observed>(
+      "node_time_s.waiting_on_network", "s",
+      "Exposed communication: seconds the node was not computing, waiting for messages (their transfer, or "
+      "a slower neighbour) or for its own sends to be delivered."));
+  f.push_back({"node_time_s.waiting_on_network.mean", "s", "Mean over nodes.", When::always,
+               [](const Observed& o) { return over_nodes(o, &NodeTime::waiting, false); }});
+  f.push_back({"node_time_s.waiting_on_network.max", "s", "Max over nodes.", When::always,
+               [](const Observed& o) { return over_nodes(o, &NodeTime::waiting, true); }});
+}
+
+// A member of the bottleneck link direction, null when no link carried anything.
+Field<Observed> bottleneck_field(const std::string& member, const std::string& unit,
+                                 const std::string& meaning,
+                                 std::function<nlohmann::json(const sim::LinkUse&)> value) {
+  return {"network.bottleneck." + member, unit, meaning, When::always,
+          [value](const Observed& o) -> nlohmann::json {
+            const sim::LinkUse* link = o.links ? bottleneck(*o.links) : nullptr;
+            return link ? value(*link) : nlohmann::json();
+          }};
+}
+
+void network_fields(std::vector<Field<Observed>>& f) {
+  f.push_back(group<Observed>("network", "", "The physical links (links.csv has one row per direction)."));
+  f.push_back({"network.link_directions", "links", "Rows of links.csv: two per full-duplex link.",
+               When::always,
+               [](const Observed& o) -> nlohmann::json { return o.links ? o.links->size() : 0; }});
+  f.push_back(group<Observed>("network.bottleneck", "",
+                              "The link direction with the highest mean utilisation (the first of equals); "
+                              "its members are null when no link carried a message."));
+  f.push_back(bottleneck_field("link", "", "Its link (links.csv's link).",
+                               [](const sim::LinkUse& l) -> nlohmann::json { return l.link; }));
+  f.push_back(bottleneck_field("from", "", "The end its traffic leaves from.",
+                               [](const sim::LinkUse& l) -> nlohmann::json { return l.from; }));
+  f.push_back(bottleneck_field("to", "", "The end its traffic goes to.",
+                               [](const sim::LinkUse& l) -> nlohmann::json { return l.to; }));
+  f.push_back(bottleneck_field("utilisation", "fraction", "Its mean utilisation (links.csv's utilisation).",
+                               [](const sim::LinkUse& l) -> nlohmann::json { return l.utilisation; }));
+  f.push_back(bottleneck_field("busy_s", "s", "Its busy seconds (links.csv's busy_s).",
+                               [](const sim::LinkUse& l) -> nlohmann::json { return l.busy_s; }));
+  f.push_back(bottleneck_field("bytes", "bytes", "Its wire bytes (links.csv's bytes).",
+                               [](const sim::LinkUse& l) -> nlohmann::json { return l.bytes; }));
+}
+
 }  // namespace
 
 const std::vector<Field<Observed>>& observed_fields() {
@@ -315,6 +414,8 @@ const std::vector<Field<Observed>>& observed_fields() {
                   [](const Observed& o) -> nlohmann::json { return o.last.sim_time_s; }},
                  group<Observed>("per_node", "", "One object per node, in node order: what it sent."),
              });
+    node_time_fields(f);
+    network_fields(f);
     return f;
   }();
   return fields;

@@ -16,6 +16,7 @@
 
 #include "algorithms/protocols/probe.hpp"
 #include "observation/trace.hpp"
+#include "sim/traffic.hpp"
 
 namespace sgdsim::observation {
 
@@ -124,9 +125,10 @@ void fill(nlohmann::json& object, const std::vector<Field<C>>& fields, const C& 
 
 // What the observation layer knows at the end of a run: its part of summary.json.
 struct Observed {
-  const TraceRow& last;                            // the last complete row
-  const std::vector<protocols::NodeStats>& nodes;  // each node's totals
-  double end = 0;                                  // simulated seconds when the simulation stopped
+  const TraceRow& last;                              // the last complete row
+  const std::vector<protocols::NodeStats>& nodes;    // each node's totals
+  double end = 0;                                    // simulated seconds when the simulation stopped
+  const std::vector<sim::LinkUse>* links = nullptr;  // what each link direction carried (links.csv)
 };
 struct NodeTotals {
   std::size_t node = 0;

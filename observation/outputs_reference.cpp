@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "observation/links.hpp"
+
 namespace sgdsim::observation {
 namespace {
 
@@ -47,10 +49,14 @@ const char* const introduction =
     "(do "
     "not edit by hand; `tools/regen-reference.sh` rewrites this file). `sgdsim docs outputs --json` prints "
     "the "
-    "same for tools. `sgdsim run S.json -o DIR` writes, atomically, `DIR/trace.csv`, `DIR/summary.json` and "
-    "`DIR/resolved.json` (the scenario with every default filled in: docs/scenario.md). Same scenario and "
-    "seed "
-    "give a byte-identical `trace.csv`.";
+    "same for tools. `sgdsim run S.json -o DIR` writes, atomically, `DIR/trace.csv`, `DIR/summary.json`, "
+    "`DIR/links.csv`, `DIR/resolved.json` (the scenario with every default filled in: docs/scenario.md) and, "
+    "with `--timeline`, `DIR/timeline.json`. Same scenario and seed give byte-identical files (except "
+    "summary.json's machine-dependent fields, below).\n\n"
+    "While it runs, the run writes into `DIR.tmp-HOST-PID` beside DIR, renamed to DIR when complete, so DIR "
+    "is never half-written. Its `trace.csv` grows there one whole row at a time (each row is written and "
+    "flushed in one piece; a reader skips a last line without its newline), so `sgdsim plot DIR` and "
+    "`sgdsim table DIR` work on a run in progress: they find the temporary folder and say so.";
 
 const char* const trace_text =
     "One row per evaluation: step 0, every `eval.every` steps, and the last step. Numbers are written with "
@@ -59,6 +65,31 @@ const char* const trace_text =
     "columns "
     "come in this order; a column of some runs only is left out of the others' header. `plot`, `targets` and "
     "`table` take a column by its name or its short name (docs/workflow.md).";
+
+const char* const links_text =
+    "One row per direction of every physical link (links are full duplex: each direction has its own "
+    "bandwidth), in the order of the topology's edges. Every run writes it; summary.json's "
+    "`network.bottleneck` names the direction with the highest utilisation.";
+
+const char* const timeline_text =
+    "Written by `sgdsim run ... --timeline`: the run in the Trace Event Format (JSON object form), which "
+    "Perfetto (ui.perfetto.dev, or its offline build) and chrome://tracing open. Times are simulated "
+    "microseconds, so the file is as deterministic as the trace.\n\n"
+    "* Each node is a process (`node 0`, ...). On its thread, complete events (`\"ph\": \"X\"`) of category "
+    "`work` named `gradient`, `encode`, `decode`, `mixing`, `update` (the work charged since the node last "
+    "touched the network runs as one execution; the timeline shows its kinds one after the other, in that "
+    "order), `receive` named `receive from J` (blocked until J's message has arrived: waiting for J, then "
+    "the "
+    "transfer), and `wait` named `wait for sends` or, on a server thread, `wait for a request`. Each carries "
+    "`args.step`, the step the node was computing.\n"
+    "* Each message is an async event (`\"ph\": \"b\"` then `\"e\"`, category `send`, named `send to J`) "
+    "from the start of its transfer to its arrival, with `args.bytes` (wire bytes) and `args.to`.\n"
+    "* The process `links` has a counter (`\"ph\": \"C\"`) per link direction that carried a message of the "
+    "timeline, named `LINK FROM>TO`: `args.utilisation`, the sum over the messages in transit over it of "
+    "their mean rate (bytes over transfer time) divided by its bandwidth.\n"
+    "* `otherData` says which steps it holds (`first_step`, `last_step`; `--timeline-steps A:B`), how many "
+    "spans (`spans`, at most `max_spans`; `--timeline-limit N`), and whether the limit cut it (`cut`, "
+    "`cut_note`, also printed on stderr).";
 
 const char* const summary_text =
     "One JSON object, keys in alphabetical order. A field `a.b` is the member `b` of the object `a`; "
@@ -76,6 +107,11 @@ std::string outputs_reference(const std::vector<FieldDoc>& summary_fields) {
     out << "| `" << c.name << "` | " << cell(c.unit) << " | " << cell(std::string(when_text(c.when))) << " | "
         << cell(c.meaning) << " | " << cell(c.empty) << " | " << cell(analysis_text(c)) << " |\n";
   }
+  out << "\n## links.csv\n\n" << links_text << "\n\n";
+  out << "| column | unit | meaning |\n|---|---|---|\n";
+  for (const LinkColumn& c : link_columns())
+    out << "| `" << c.name << "` | " << cell(c.unit) << " | " << cell(c.meaning) << " |\n";
+  out << "\n## timeline.json\n\n" << timeline_text << "\n";
   out << "\n## summary.json\n\n" << summary_text << "\n\n";
   out << "| field | unit | runs | meaning |\n|---|---|---|---|\n";
   for (const FieldDoc& f : summary_fields) {
@@ -107,7 +143,10 @@ nlohmann::ordered_json outputs_json(const std::vector<FieldDoc>& summary_fields)
   nlohmann::ordered_json when = nlohmann::ordered_json::object();
   for (When w : {When::always, When::failures, When::variance_draws, When::diverged})
     when[std::string(when_name(w))] = when_text(w);
-  return {{"trace.csv", columns}, {"summary.json", fields}, {"when", when}};
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (const LinkColumn& c : link_columns())
+    links.push_back({{"name", c.name}, {"unit", c.unit}, {"meaning", c.meaning}});
+  return {{"trace.csv", columns}, {"summary.json", fields}, {"links.csv", links}, {"when", when}};
 }
 
 }  // namespace sgdsim::observation

@@ -39,7 +39,7 @@ profile::Profile* make_profile(const std::string& name, const std::vector<Profil
 }  // namespace
 
 std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed,
-                                                const Dynamics& dynamics) {
+                                                const Dynamics& dynamics, std::vector<PlatformLink>& links) {
   namespace s4u = simgrid::s4u;
   // Given only the one-hop routes, the zone answers them from an adjacency list and computes multi-hop
   // (fewest-hop) routes on demand: memory and set-up grow with the edges, not with the N^2 pairs.
@@ -74,6 +74,9 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
         half->set_state_profile(make_profile(prefix + "/state", profiles.state, 1.0));
     }
     link->seal();
+    const std::string a = "node" + std::to_string(edge.a), b = "node" + std::to_string(edge.b);
+    links.push_back({s4u::Link::by_name(name + "_UP"), {name, a, b, edge.link.bandwidth}});
+    links.push_back({s4u::Link::by_name(name + "_DOWN"), {name, b, a, edge.link.bandwidth}});
     // a->b takes the UP half, b->a the DOWN half.
     connect_neighbours(zone, hosts[edge.a], hosts[edge.b], s4u::Link::by_name(name + "_UP"),
                        s4u::Link::by_name(name + "_DOWN"));

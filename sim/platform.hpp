@@ -4,17 +4,15 @@
 #include <vector>
 
 #include "sim/dynamics.hpp"
+#include "sim/traffic_meter.hpp"
 #include "topologies/topology.hpp"
-
-namespace simgrid::s4u {
-class Host;
-}
 
 namespace sgdsim::sim {
 
-// Must run after the Engine exists and its network model is configured. Returns the host of each node. Links
-// and hosts follow `dynamics` (SimGrid profiles).
+// Must run after the Engine exists and its network model is configured. Returns the host of each node and
+// appends every direction of every link to `links` (edge k's a->b, then its b->a). Links and hosts follow
+// `dynamics` (SimGrid profiles).
 std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed,
-                                                const Dynamics& dynamics);
+                                                const Dynamics& dynamics, std::vector<PlatformLink>& links);
 
 }  // namespace sgdsim::sim

@@ -71,8 +71,31 @@ void SimPort::send(std::size_t to, Bytes bytes) {
   channel.in_flight.push_back(std::make_unique<Envelope>(Envelope{seq, std::move(bytes)}));
   channel.is_message.push_back(true);
   pending_.push_back(channel.mailbox->put_async(channel.in_flight.back().get(), size));
-  pending_to_.push_back(to);
+  track_send(to, size);
   announce(channel);
+}
+
+void SimPort::track_send(std::size_t to, std::uint64_t wire_bytes) {
+  pending_to_.push_back(to);
+  pending_bytes_.push_back(wire_bytes);
+  const double now = s4u::Engine::get_clock();
+  pending_put_.push_back(now);
+  if (TrafficMeter* meter = network_->meter()) meter->started(now);
+}
+
+void SimPort::record(Span::Kind kind, double start, std::size_t peer, std::uint8_t work, double end) {
+  TrafficMeter* meter = network_->meter();
+  if (!meter || !meter->timeline()) return;
+  Span span;
+  span.kind = kind;
+  span.start = start;
+  span.end = end >= 0 ? end : s4u::Engine::get_clock();
+  span.node = static_cast<std::uint32_t>(self_);
+  span.peer = static_cast<std::uint32_t>(peer);
+  span.work = work;
+  span.server = serves();
+  if (kind != Span::Kind::work && !(span.end > span.start)) return;  // no wait: nothing to show
+  meter->span(span);
 }
 
 void SimPort::send_silence(std::size_t to) {
@@ -118,7 +141,15 @@ Received SimPort::receive_or_miss(std::size_t from) {
     std::uint64_t seq;
     ~Settle() { channel.received = seq + 1; }
   } settle_on_return{channel, seq};
-  const double deadline = s4u::Engine::get_clock() + network_->receive_timeout();
+  const double start = s4u::Engine::get_clock();
+  // The timeline's span of this receive, from here to the return.
+  struct Record {
+    SimPort& port;
+    double start;
+    std::size_t from;
+    ~Record() { port.record(Span::Kind::receive, start, from); }
+  } record_on_return{*this, start, from};
+  const double deadline = start + network_->receive_timeout();
   // Simulated seconds left until the deadline; -1: no deadline (SimGrid's "forever").
   const auto remaining = [this, deadline] {
     return lossy() ? std::max(0.0, deadline - s4u::Engine::get_clock()) : -1.0;
@@ -191,13 +222,14 @@ void SimPort::request(std::size_t to, Bytes bytes) {
   counters_.messages += 1;
   box.in_flight.push_back(std::make_unique<Request>(Request{self_, std::move(bytes)}));
   pending_.push_back(box.mailbox->put_async(box.in_flight.back().get(), size));
-  pending_to_.push_back(to);
+  track_send(to, size);
 }
 
 std::pair<std::size_t, Bytes> ServerPort::receive_request() {
   settle();
   RequestBox& box = network_->requests(self_);
   waiting_ = {"receive_request", 0};
+  const double start = s4u::Engine::get_clock();
   const Request* arrived = nullptr;
   while (!arrived) {
     try {
@@ -209,6 +241,7 @@ std::pair<std::size_t, Bytes> ServerPort::receive_request() {
     }
   }
   waiting_ = {};
+  record(Span::Kind::wait_request, start);
   // Requests from different senders may arrive out of their sending order: find this one.
   for (auto it = box.in_flight.begin(); it != box.in_flight.end(); ++it) {
     if (it->get() != arrived) continue;
@@ -222,6 +255,7 @@ std::pair<std::size_t, Bytes> ServerPort::receive_request() {
 std::vector<std::size_t> SimPort::wait_sends() {
   settle();
   waiting_ = {"wait_sends", 0};
+  const double start = s4u::Engine::get_clock();
   std::vector<std::size_t> undelivered = std::move(refused_);
   refused_.clear();
   if (!lossy()) {
@@ -237,9 +271,21 @@ std::vector<std::size_t> SimPort::wait_sends() {
     }
   }
   counters_.lost += undelivered.size();
+  if (TrafficMeter* meter = network_->meter()) {
+    for (std::size_t k = 0; k < pending_.size(); ++k) {
+      const s4u::Comm& comm = *pending_[k];
+      // A comm that failed or was cancelled has no finish time; it ended by now.
+      const double finish = comm.get_finish_time() >= 0 ? comm.get_finish_time() : s4u::Engine::get_clock();
+      const double begin = comm.get_start_time() >= 0 ? comm.get_start_time() : pending_put_[k];
+      meter->carried(self_, pending_to_[k], pending_bytes_[k], pending_put_[k], begin, finish);
+    }
+  }
   pending_.clear();
   pending_to_.clear();
+  pending_bytes_.clear();
+  pending_put_.clear();
   waiting_ = {};
+  if (s4u::Engine::get_clock() > start) record(Span::Kind::wait_sends, start);
   return undelivered;
 }
 
@@ -271,9 +317,14 @@ void SimPort::settle() {
   const double start = s4u::Engine::get_clock();
   s4u::this_actor::execute(owed_total_ * nominal_speed());
   const double elapsed = s4u::Engine::get_clock() - start;
+  double begin = start;  // the timeline shows the kinds one after the other, in Work order
   for (std::size_t w = 0; w < protocols::work_kinds; ++w) {
-    if (owed_[w] > 0)
-      counters_.work_s[w] += owed_[w] == owed_total_ ? elapsed : elapsed * (owed_[w] / owed_total_);
+    if (owed_[w] > 0) {
+      const double seconds = owed_[w] == owed_total_ ? elapsed : elapsed * (owed_[w] / owed_total_);
+      counters_.work_s[w] += seconds;
+      record(Span::Kind::work, begin, 0, static_cast<std::uint8_t>(w), begin + seconds);
+      begin += seconds;
+    }
   }
   owed_ = {};
   owed_total_ = 0;

@@ -12,6 +12,7 @@
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/prices.hpp"
 #include "algorithms/protocols/requests.hpp"
+#include "sim/traffic_meter.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::sim {
@@ -70,12 +71,15 @@ struct Waiting {
 class Network {
  public:
   Network(std::size_t nodes, std::size_t header_bytes, std::size_t mtu, double receive_timeout = 0,
-          std::shared_ptr<const protocols::PriceTable> prices = nullptr)
+          std::shared_ptr<const protocols::PriceTable> prices = nullptr, TrafficMeter* meter = nullptr)
       : nodes_(nodes),
         header_bytes_(header_bytes),
         mtu_(mtu),
         receive_timeout_(receive_timeout),
-        prices_(prices ? std::move(prices) : std::make_shared<const protocols::PriceTable>()) {}
+        prices_(prices ? std::move(prices) : std::make_shared<const protocols::PriceTable>()),
+        meter_(meter) {}
+  // What the links carried and the timeline (null: nothing is measured).
+  TrafficMeter* meter() const { return meter_; }
   std::size_t nodes() const { return nodes_; }
   // What the nodes' charges cost.
   const protocols::PriceTable& prices() const { return *prices_; }
@@ -103,6 +107,7 @@ class Network {
   std::size_t mtu_;
   double receive_timeout_;
   std::shared_ptr<const protocols::PriceTable> prices_;
+  TrafficMeter* meter_;
   std::vector<simgrid::s4u::ActorPtr> actors_;
   std::unordered_map<std::uint64_t, Channel> channels_;
   std::vector<simgrid::s4u::ActorPtr> servers_;
@@ -130,6 +135,10 @@ class SimPort : public Port, public protocols::Requester {
   // True when the network can lose messages (receives time out).
   bool lossy() const { return network_->receive_timeout() > 0; }
   void settle();
+  // A span of this node's time from `start` to `end` (-1: now), for the timeline.
+  void record(Span::Kind kind, double start, std::size_t peer = 0, std::uint8_t work = 0, double end = -1);
+  // True for a server's port: its spans go on the node's second timeline thread.
+  virtual bool serves() const { return false; }
   Network* network_;
   std::size_t self_;
   Waiting waiting_;
@@ -145,6 +154,11 @@ class SimPort : public Port, public protocols::Requester {
   std::vector<simgrid::s4u::CommPtr> pending_;
   std::vector<std::size_t> pending_to_;  // the destination of each pending send (failures)
   std::vector<std::size_t> refused_;     // sends since the last wait_sends() that nobody waited for any more
+  // Each pending send's wire bytes and the simulated time it was put (for the traffic meter).
+  std::vector<std::uint64_t> pending_bytes_;
+  std::vector<double> pending_put_;
+  // Starts tracking a send just put (its comm is pending_.back()).
+  void track_send(std::size_t to, std::uint64_t wire_bytes);
   std::array<double, protocols::work_kinds> owed_{};  // work charged but not yet executed, by kind
   double owed_total_ = 0;
 };
@@ -154,6 +168,9 @@ class ServerPort final : public SimPort, public protocols::RequestInbox {
  public:
   using SimPort::SimPort;
   std::pair<std::size_t, Bytes> receive_request() override;
+
+ protected:
+  bool serves() const override { return true; }
 };
 
 }  // namespace sgdsim::sim

@@ -13,6 +13,7 @@
 #include "common/rng.hpp"
 #include "sim/platform.hpp"
 #include "sim/simgrid_port.hpp"
+#include "sim/traffic_meter.hpp"
 
 namespace sgdsim::sim {
 
@@ -120,7 +121,7 @@ void start_background(const BackgroundFlow& flow, const std::vector<s4u::Host*>&
 }  // namespace
 
 double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body,
-                const NodeBody& server) {
+                const NodeBody& server, Recording* recording) {
   if (engine_used.exchange(true))
     throw std::logic_error(
         "simulate() called twice in one process (SimGrid 3.32 allows one engine per process)");
@@ -133,10 +134,14 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   int argc = static_cast<int>(args.size());
   s4u::Engine engine(&argc, argv.data());
 
-  const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed, options.dynamics);
+  std::vector<PlatformLink> links;
+  const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed, options.dynamics, links);
+  Recording unused;
+  TrafficMeter meter(recording ? *recording : unused, hosts, std::move(links));
 
   const std::size_t n = topology.nodes;
-  Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout, options.prices);
+  Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout, options.prices,
+                  &meter);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
   std::vector<char> done(n, 0);
@@ -192,6 +197,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   engine.run();
   const double end = s4u::Engine::get_clock();
   network.release();
+  meter.finish(end);
   if (failure) {
     if (failure->diverged) throw failure->diverged->at_time(end);
     if (failure->input_error) throw InputError(failure->message);

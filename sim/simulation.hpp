@@ -10,6 +10,7 @@
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/prices.hpp"
 #include "sim/dynamics.hpp"
+#include "sim/traffic.hpp"
 #include "topologies/topology.hpp"
 
 namespace sgdsim::sim {
@@ -38,8 +39,9 @@ using NodeBody = std::function<void(std::size_t node, Port& port)>;
 // the node; it never aborts the process. A Diverged stays a Diverged and gains the simulated time at which
 // the run stopped. Must be called at most once per process. With a `server` body, each node also runs it as a
 // second actor on its host (Protocol::serve), with a port that takes requests; servers are stopped when every
-// `body` has returned.
+// `body` has returned. With a `recording`, its links (and timeline, when asked) are filled, also for a run
+// that ends in an error.
 double simulate(const topology::Topology& topology, const NetworkOptions& options, const NodeBody& body,
-                const NodeBody& server = {});
+                const NodeBody& server = {}, Recording* recording = nullptr);
 
 }  // namespace sgdsim::sim

@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/learning/optimum.hpp"
@@ -19,6 +21,8 @@
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
+#include "observation/links.hpp"
+#include "observation/timeline.hpp"
 #include "scenarios/wiring/run_summary.hpp"
 #include "sim/config/compute_keys.hpp"
 #include "sim/config/network_keys.hpp"
@@ -259,7 +263,8 @@ void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::s
   observer_options_.variance = std::make_shared<observation::EstimatorVariance>(std::move(setup));
 }
 
-nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_t threads) {
+nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_t threads,
+                                  sim::Recording* recording) {
   const auto start = std::chrono::steady_clock::now();
   if (solve_optimum_ && !problem_.optimum) {
     try {
@@ -306,6 +311,14 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
   }
   double end = 0;
   std::optional<Diverged> diverged;
+  sim::Recording own;  // when the caller records nothing
+  sim::Recording& record = recording ? *recording : own;
+  // The step a node is computing: one past the last it completed.
+  // Work charged in the last step may execute after the node reported it complete: it is the last step's.
+  const std::int64_t last_step = observer_options_.steps;
+  record.timeline.options.step_of = [&observer, last_step](std::size_t node) {
+    return std::min(observer.reached(node) + 1, last_step);
+  };
   {
     // Gone before the protocol's state, which its tasks write into, and before any result is read.
     WorkerPool pool(threads);
@@ -315,13 +328,14 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
     } lend{environment_};
     environment_.pool = &pool;
     try {
-      end = sim::simulate(topology_, network_, body, server);
+      end = sim::simulate(topology_, network_, body, server, &record);
     } catch (const Diverged& e) {
       diverged = e;
       end = e.where().sim_time_s;
     }
   }
   environment_.probe = nullptr;
+  record.timeline.options.step_of = nullptr;  // it refers to the observer, gone with this call
   if (!diverged) {
     protocol_->finish();
     if (observer.last().step != observer_options_.steps) {
@@ -338,7 +352,8 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
                 .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                 .optimum_s = optimum_seconds,
                 .clock = &clock_};
-  nlohmann::json summary = scenarios::summary(run, {observer.last(), observer.node_stats(), end});
+  nlohmann::json summary =
+      scenarios::summary(run, {observer.last(), observer.node_stats(), end, &record.links});
   diverged_ = diverged;
   return summary;
 }
@@ -361,7 +376,8 @@ void write_file(const fs::path& path, const std::string& text) {
 }  // namespace
 
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
-                      const std::string& directory, bool force, bool progress, std::size_t threads) {
+                      const std::string& directory, bool force, bool progress, std::size_t threads,
+                      const std::optional<TimelineRequest>& timeline) {
   // A FIFO or device as the scenario would block or never end; refuse it before reading. A bad -o is refused
   // before the data is loaded, and checked again when the temporary folder is made.
   require_regular_file(file, max_json_file_bytes);
@@ -374,11 +390,33 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   const fs::path& temporary = output.temporary();
   write_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
   nlohmann::json summary;
+  sim::Recording recording;
+  if (timeline) {
+    recording.record_timeline = true;
+    recording.timeline.options.first_step = timeline->first_step;
+    recording.timeline.options.last_step = timeline->last_step;
+    recording.timeline.options.max_spans = timeline->max_spans;
+  }
   {
+    // Written row by row (observation::write_trace_row flushes each whole row), so a reader of the
+    // temporary folder sees the run's progress and never a torn row.
     std::ofstream trace(temporary / "trace.csv", std::ios::binary);
-    summary = scenario.simulate(trace, progress, threads);
+    summary = scenario.simulate(trace, progress, threads, &recording);
     trace.close();
     if (!trace) throw std::runtime_error("cannot write " + (temporary / "trace.csv").string());
+  }
+  {
+    std::ostringstream links;
+    observation::write_links(links, recording.links);
+    write_file(temporary / "links.csv", links.str());
+  }
+  if (timeline) {
+    std::ofstream out(temporary / "timeline.json", std::ios::binary);
+    observation::write_timeline(out, recording.timeline, recording.links, scenario.topology().nodes);
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + (temporary / "timeline.json").string());
+    if (recording.timeline.cut)
+      std::fprintf(stderr, "sgdsim: note: %s\n", observation::timeline_cut_note(recording.timeline).c_str());
   }
   write_file(temporary / "summary.json", summary.dump(2) + "\n");
   output.publish();

@@ -3,6 +3,7 @@
 // are errors), the data is loaded and partitioned, the protocol built. Nothing is written until all of that
 // succeeded.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,7 +53,10 @@ class Scenario {
   // summary (status, final row, totals, per-node totals, wall-clock split). A run that diverges stops at the
   // first non-finite value; its summary says where, and diverged() holds it afterwards. `threads` threads
   // compute the gradients (common/worker_pool.hpp); the results do not depend on how many.
-  nlohmann::json simulate(std::ostream& trace, bool progress, std::size_t threads = 1);
+  // With a `recording`, what each link carried (and the timeline, when asked) is filled in; the timeline's
+  // spans are tagged with the step each node was computing.
+  nlohmann::json simulate(std::ostream& trace, bool progress, std::size_t threads = 1,
+                          sim::Recording* recording = nullptr);
   const std::optional<Diverged>& diverged() const { return diverged_; }
   // The estimated peak memory (bytes) and its parts, as checked against memory_limit() during validation.
   const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
@@ -82,10 +86,18 @@ class Scenario {
 // Reads a scenario file (comments allowed) and applies "path=value" overrides in order.
 nlohmann::json load_document(const std::string& file, const std::vector<std::string>& overrides);
 
-// `sgdsim run`: validates, simulates and writes DIR/{trace.csv, summary.json, resolved.json} atomically (a
-// temporary sibling renamed into place). Refuses an existing DIR unless `force`. A run that diverged is
+// What `run --timeline` records: the steps and the most spans (sim::TimelineOptions).
+struct TimelineRequest {
+  std::int64_t first_step = 1, last_step = std::numeric_limits<std::int64_t>::max();
+  std::size_t max_spans = 1'000'000;
+};
+
+// `sgdsim run`: validates, simulates and writes DIR/{trace.csv, summary.json, resolved.json, links.csv} (and
+// timeline.json with a `timeline`) atomically (a temporary sibling renamed into place; trace.csv grows there
+// row by row, see in_progress_folder()). Refuses an existing DIR unless `force`. A run that diverged is
 // written like any other, then its Diverged is thrown (the CLI exits with exit_diverged).
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
-                      const std::string& directory, bool force, bool progress, std::size_t threads = 1);
+                      const std::string& directory, bool force, bool progress, std::size_t threads = 1,
+                      const std::optional<TimelineRequest>& timeline = std::nullopt);
 
 }  // namespace sgdsim::scenarios

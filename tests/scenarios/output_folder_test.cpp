@@ -87,7 +87,8 @@ TEST_CASE("a trailing slash names the same folder, and an existing folder needs 
   const CommandResult first = f.run("-o out/");
   INFO(first.output);
   REQUIRE(first.exit_code == 0);
-  CHECK(f.entries(f.dir / "out") == std::vector<std::string>{"resolved.json", "summary.json", "trace.csv"});
+  CHECK(f.entries(f.dir / "out") ==
+        std::vector<std::string>{"links.csv", "resolved.json", "summary.json", "trace.csv"});
   const CommandResult again = f.run("-o out");
   CHECK(again.exit_code == 2);
   CHECK_THAT(again.output, Catch::Contains("already exists (use --force"));
@@ -103,7 +104,8 @@ TEST_CASE("replacing with --force swaps in the complete new folder and leaves no
   const CommandResult result = f.run("-o out --force");
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
-  CHECK(f.entries(f.dir / "out") == std::vector<std::string>{"resolved.json", "summary.json", "trace.csv"});
+  CHECK(f.entries(f.dir / "out") ==
+        std::vector<std::string>{"links.csv", "resolved.json", "summary.json", "trace.csv"});
   CHECK(f.entries(f.dir) == std::vector<std::string>{"out", "s.json"});
   struct stat after {};
   REQUIRE(stat((f.dir / "out").c_str(), &after) == 0);
