@@ -22,6 +22,7 @@ namespace {
 
 struct TopologyOptions {
   std::string scenario;
+  std::vector<std::string> overrides;  // --set path=value, as for run
   std::string weights = "metropolis";
   bool json_output = false;
   std::string link;     // "a-b": print the profiles this link follows
@@ -71,7 +72,7 @@ void print_profiles(const TopologyOptions& options, const topology::Topology& to
 }
 
 void print_topology(const TopologyOptions& options) {
-  const json document = parse_json_file(options.scenario);
+  const json document = scenarios::load_document(options.scenario, options.overrides);
   json resolved;
   Spec root(document, options.scenario, "", resolved, scenarios::scenario_keys());
   // The scenario loader's own readers, so the graph printed is the graph a run uses.
@@ -142,6 +143,9 @@ void add_topology_command(CLI::App& root) {
   cmd->add_option("scenario", options->scenario,
                   "Scenario JSON file (only \"seed\" and \"network\" are read)")
       ->required();
+  cmd->add_option("--set", options->overrides,
+                  "Override a value by dotted path (as for run), e.g. --set network.topology.nodes=64")
+      ->take_all();
   cmd->add_flag("--json", options->json_output, "Machine-readable output");
   cmd->add_option("--weights", options->weights, "Mixing weights used for the spectral gap")
       ->check(CLI::IsMember({"metropolis", "uniform"}))

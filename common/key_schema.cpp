@@ -150,6 +150,10 @@ class Writer {
         if (key.min) range["minimum"] = *key.min;
         if (key.max) range["maximum"] = *key.max;
         if (key.type == Type::duration) range = {{"anyOf", {{{"const", 0}}, range}}};
+        // Where people write the value, a plain number is refused (it does not say bits or bytes, seconds
+        // or milliseconds); 0 is unambiguous.
+        if (!key.plain_number)
+          range = key.type == Type::duration ? json{{"const", 0}} : json{{"not", json::object()}};
         s = {{"allOf", {unit_ref(unit), {{"if", {{"type", "number"}}}, {"then", range}}}}};
         break;
       }

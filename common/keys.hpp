@@ -24,9 +24,9 @@ enum class Type {
   integer,
   number,
   string,     // free text, or one of `choices`
-  bandwidth,  // SimGrid unit string ("100Mbps") or a number of bytes/s
-  duration,   // SimGrid unit string ("500us") or a number of seconds
-  speed,      // SimGrid unit string ("10Gf") or a number of flop/s
+  bandwidth,  // SimGrid unit string ("100Mbps"); a number of bytes/s only where plain_number is set
+  duration,   // SimGrid unit string ("500us"), or 0; a number of seconds only where plain_number is set
+  speed,      // SimGrid unit string ("10Gf"); a number of flop/s only where plain_number is set
   integers,   // array of integers
   object,     // nested object with its own declared keys
   objects,    // array of such objects
@@ -56,6 +56,10 @@ struct Key {
   std::vector<std::string> capability;
   bool file_path = false;  // Type::string naming a file, relative to the scenario's folder
   nlohmann::json shape;    // Type::any: the JSON Schema of the values the reading code accepts (null: any)
+  // Type::bandwidth, duration, speed: a plain number (in bytes/s, s or flop/s) is accepted too. Only for
+  // files that programs write (device profiles); in what people write, 10000000000 could be bits or bytes per
+  // second, and 0.5 seconds or milliseconds, so a number other than 0 is refused there.
+  bool plain_number = false;
 
   Key& fallback_to(nlohmann::json value) {
     fallback = std::move(value);
@@ -71,6 +75,10 @@ struct Key {
   }
   Key& in_unit(std::string u) {
     unit = std::move(u);
+    return *this;
+  }
+  Key& plain_number_allowed() {
+    plain_number = true;
     return *this;
   }
   Key& at_least(double v) { return bound_below(v, false); }

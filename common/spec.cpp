@@ -306,6 +306,10 @@ std::vector<std::int64_t> Spec::integers(const std::string& key) {
   if (d.min_items > 1 && d.min_items == d.max_items)
     what = "an array of " + std::to_string(d.min_items) + " integers in [" + std::to_string(min) + ", " +
            std::to_string(max) + "]";
+  else if (d.min_items > 1 && d.max_items > d.min_items)
+    what = "an array of " + std::to_string(d.min_items) + (d.max_items == d.min_items + 1 ? " or " : " to ") +
+           std::to_string(d.max_items) + " integers in [" + std::to_string(min) + ", " + std::to_string(max) +
+           "]";
   const json value = v ? *v : d.fallback;
   if (!value.is_array() || value.empty()) expected(key, what);
   std::vector<std::int64_t> out;
@@ -315,10 +319,31 @@ std::vector<std::int64_t> Spec::integers(const std::string& key) {
       fail(key + "[" + std::to_string(i) + "]", "expected " + what + ", found " + describe(value[i]));
     out.push_back(*x);
   }
-  if (out.size() < d.min_items || (d.max_items > 0 && out.size() > d.max_items)) expected(key, what);
+  if (out.size() < d.min_items || (d.max_items > 0 && out.size() > d.max_items)) {
+    // The count is what is wrong: say how many were given, and what the key is for.
+    fail(key, "expected " + what + ", found " + std::to_string(out.size()) +
+                  (out.size() == 1 ? " integer, " : " integers, ") + value.dump() +
+                  (d.help.empty() ? std::string() : " (" + d.help + ")"));
+  }
   (*resolved_)[key] = value;
   return out;
 }
+
+namespace {
+// What a plain number could have meant, as the strings that say it.
+std::string plain_number_readings(keys::Type type, double x) {
+  switch (type) {
+    case keys::Type::bandwidth:
+      return "write \"" + units::si_text(x) + "bps\" for bits/s or \"" + units::si_text(x) +
+             "Bps\" for bytes/s";
+    case keys::Type::duration:
+      return "write \"" + units::duration_text(x) + "\" for seconds or \"" + units::duration_text(x / 1000) +
+             "\" for milliseconds";
+    default:
+      return "write \"" + units::speed_text(x) + "\" for flop/s";
+  }
+}
+}  // namespace
 
 double Spec::unit_value(const std::string& key, std::optional<double> (*parse)(const std::string&),
                         const std::string& what, bool zero_allowed) {
@@ -327,6 +352,9 @@ double Spec::unit_value(const std::string& key, std::optional<double> (*parse)(c
   const json given = v ? *v : d.fallback;
   if (given.is_null()) expected(key, what);
   std::optional<double> value;
+  if (given.is_number() && v && !d.plain_number && given.get<double>() != 0)
+    fail(key, "is the plain number " + given.dump() +
+                  ", which does not say its unit: " + plain_number_readings(d.type, given.get<double>()));
   if (given.is_number())
     value = given.get<double>();
   else if (given.is_string())

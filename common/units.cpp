@@ -3,7 +3,9 @@
 #include <simgrid/Exception.hpp>
 #include <xbt/parse_units.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace sgdsim::units {
@@ -45,6 +47,40 @@ std::optional<double> duration(const std::string& text) {
 
 std::optional<double> speed(const std::string& text) {
   return parse(xbt_parse_get_speed, text);
+}
+
+std::string si_text(double value, bool small) {
+  static const char* const large_prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  static const char* const small_prefixes[] = {"", "m", "u", "n", "p"};
+  if (value == 0 || !std::isfinite(value)) return value == 0 ? "0" : std::to_string(value);
+  const double magnitude = std::fabs(value);
+  int step = static_cast<int>(std::floor(std::log10(magnitude) / 3));
+  step = small ? std::clamp(step, -4, 6) : std::clamp(step, 0, 6);
+  double mantissa = value / std::pow(1000.0, step);
+  // 999.96 rounds to 1000 at 4 digits: take the next prefix instead.
+  if (std::fabs(mantissa) >= 999.95 && step < 6) {
+    ++step;
+    mantissa /= 1000;
+  }
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%.4g", mantissa);
+  return std::string(digits) + (step >= 0 ? large_prefixes[step] : small_prefixes[-step]);
+}
+
+std::string bandwidth_text(double bytes_per_second) {
+  return si_text(bytes_per_second * 8) + "bps";
+}
+
+std::string bytes_rate_text(double bytes_per_second) {
+  return si_text(bytes_per_second) + "Bps";
+}
+
+std::string duration_text(double seconds) {
+  return si_text(seconds, true) + "s";
+}
+
+std::string speed_text(double flops) {
+  return si_text(flops) + "f";
 }
 
 }  // namespace sgdsim::units

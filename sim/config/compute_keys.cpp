@@ -1,12 +1,23 @@
 #include "sim/config/compute_keys.hpp"
 
+#include <charconv>
 #include <filesystem>
+#include <string>
 
 #include "common/spec.hpp"
 #include "sim/config/device_profile.hpp"
 #include "sim/config/dynamics_keys.hpp"
 
 namespace sgdsim::sim {
+
+namespace {
+// The shortest decimal text that reads back to the same double.
+std::string exact_text(double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+}  // namespace
 namespace fs = std::filesystem;
 
 const keys::Object& compute_keys() {
@@ -54,11 +65,14 @@ ComputeSetup read_compute(Spec& root, const std::string& base_dir, std::size_t n
   }
   ComputeSetup out;
   out.host_speed = compute.has("host_speed") ? compute.speed("host_speed") : profile.host_speed;
-  if (!compute.has("host_speed")) compute.echo("host_speed", out.host_speed);
+  // Echoed with their units (exact: the shortest text that reads back to the same number), since a plain
+  // number is refused where people write these keys, and resolved.json must run as it is.
+  if (!compute.has("host_speed")) compute.echo("host_speed", exact_text(out.host_speed) + "f");
   protocols::Costs& costs = out.costs;
   costs.memory_bandwidth =
       compute.has("memory_bandwidth") ? compute.bandwidth("memory_bandwidth") : profile.memory_bandwidth;
-  if (!compute.has("memory_bandwidth")) compute.echo("memory_bandwidth", costs.memory_bandwidth);
+  if (!compute.has("memory_bandwidth"))
+    compute.echo("memory_bandwidth", exact_text(costs.memory_bandwidth) + "Bps");
   costs.codecs = profile.codecs;
   read_codecs(compute, true, costs.codecs);
   compute.echo("codecs", codecs_json(costs.codecs));

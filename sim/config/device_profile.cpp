@@ -77,10 +77,11 @@ const keys::Object& profile_keys() {
       {keys::string("description", "What the profile describes.").may_be_absent(),
        keys::string("machine", "The machine it was measured on.").may_be_absent(),
        keys::string("command", "The command that measured it.").may_be_absent(),
-       keys::speed("host_speed", "Model math (forward and backward passes), flop/s."),
+       keys::speed("host_speed", "Model math (forward and backward passes), flop/s.").plain_number_allowed(),
        keys::bandwidth("memory_bandwidth",
                        "Vector arithmetic (mixing, averaging, updates, error feedback): bytes read and "
-                       "written per second."),
+                       "written per second.")
+           .plain_number_allowed(),
        keys::any("codecs", codecs_help()).shaped(codecs_shape(false))}};
   return profile;
 }

@@ -54,7 +54,7 @@ const bool registered =
          {keys::any("steps", "[[time in s, factor > 0], ...], times increasing.").shaped(time_pairs_shape()),
           keys::duration("period", "Repeat the steps every period (0: once).").fallback_to(0)},
          {},
-         {nlohmann::json::parse(R"({"kind": "steps", "steps": [[0, 1], [5, 0.5]], "period": 10})")}},
+         {nlohmann::json::parse(R"({"kind": "steps", "steps": [[0, 1], [5, 0.5]], "period": "10s"})")}},
         [](Spec& spec, const std::string&) {
           Profile profile;
           profile.steps =
@@ -112,7 +112,7 @@ const bool registered =
           keys::number("value", "The factor during an episode.").above(0).at_most(1e6)},
          {},
          {nlohmann::json::parse(
-             R"({"kind": "random", "mean_normal": 10, "mean_episode": 1, "episode": "fixed", "value": 0.1})")}},
+             R"({"kind": "random", "mean_normal": "10s", "mean_episode": "1s", "episode": "fixed", "value": 0.1})")}},
         [](Spec& spec, const std::string&) {
           Profile profile;
           profile.random = true;

@@ -100,3 +100,27 @@ TEST_CASE("a family object: kind with did-you-mean, shorthand and default kind")
   CHECK_THROWS_WITH(bee.finish(), Catch::Contains("unknown key \"x\" for kind \"bee\""));
   CHECK(family.kind_names("cap") == std::vector<std::string>{"a"});
 }
+
+TEST_CASE("a plain number for a bandwidth, latency or speed is refused with its readings spelled out") {
+  static const keys::Object object{
+      "units",
+      "",
+      {keys::bandwidth("bandwidth", ""), keys::duration("latency", ""), keys::speed("host_speed", ""),
+       keys::bandwidth("measured", "").plain_number_allowed(), keys::duration("zero", ""),
+       keys::duration("fallback", "").fallback_to(0.5)}};
+  json doc = json::parse(
+      R"({"bandwidth": 10000000000, "latency": 0.5, "host_speed": 1e10, "measured": 1.25e9, "zero": 0})");
+  json resolved;
+  Spec spec(doc, "s.json", "$.network", resolved, object);
+  CHECK_THROWS_WITH(spec.bandwidth("bandwidth"),
+                    Catch::Contains("s.json: $.network.bandwidth: is the plain number 10000000000") &&
+                        Catch::Contains("write \"10Gbps\" for bits/s or \"10GBps\" for bytes/s"));
+  CHECK_THROWS_WITH(spec.duration("latency"),
+                    Catch::Contains("write \"500ms\" for seconds or \"500us\" for milliseconds"));
+  CHECK_THROWS_WITH(spec.speed("host_speed"), Catch::Contains("write \"10Gf\" for flop/s"));
+  // A file a program wrote (a device profile) may hold base units; 0 says no unit and needs none; a default
+  // is the code's own.
+  CHECK(spec.bandwidth("measured") == 1.25e9);
+  CHECK(spec.duration("zero") == 0);
+  CHECK(spec.duration("fallback") == 0.5);
+}

@@ -124,3 +124,21 @@ TEST_CASE("a unit string with a NUL inside has no value, though SimGrid would re
   CHECK_NOTHROW(xbt_parse_get_bandwidth("", 0, text, ""));
   CHECK_FALSE(units::bandwidth(text).has_value());
 }
+
+TEST_CASE("values print in human units that read back as SimGrid strings") {
+  CHECK(units::bandwidth_text(1.25e9) == "10Gbps");
+  CHECK(units::bytes_rate_text(1.25e9) == "1.25GBps");
+  CHECK(units::bandwidth_text(12.5e6) == "100Mbps");
+  CHECK(units::duration_text(0.0005) == "500us");
+  CHECK(units::duration_text(2) == "2s");
+  CHECK(units::duration_text(0) == "0s");
+  CHECK(units::speed_text(2.3127834e10) == "23.13Gf");
+  CHECK(units::si_text(999.96) == "1k");
+  CHECK(units::si_text(3) == "3");
+  for (const double bytes : {1.0, 125.0, 1.25e5, 1e8, 3.3e11}) {
+    INFO(bytes);
+    const auto back = units::bandwidth(units::bandwidth_text(bytes));
+    REQUIRE(back.has_value());
+    CHECK(*back == Approx(bytes).epsilon(1e-3));
+  }
+}

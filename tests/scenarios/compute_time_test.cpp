@@ -27,11 +27,11 @@ json two_node_dpsgd(const json& charge) {
   return {{"seed", 3},
           {"network",
            {{"topology", {{"kind", "complete"}, {"nodes", 2}}},
-            {"link", {{"bandwidth", bandwidth}, {"latency", latency}}},
+            {"link", {{"bandwidth", "1MBps"}, {"latency", "200us"}}},  // bandwidth and latency, in units
             {"model", "ideal"}}},
           {"compute",
-           {{"host_speed", host_speed},
-            {"memory_bandwidth", memory_bandwidth},
+           {{"host_speed", "2Gf"},  // host_speed and memory_bandwidth, in units
+            {"memory_bandwidth", "4GBps"},
             {"codecs", {{"none", {{"encode", encode_speed}, {"decode", decode_speed}}}}},
             {"charge", charge}}},
           {"data",
