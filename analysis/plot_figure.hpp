@@ -24,10 +24,13 @@ struct PlotRequest {
   std::vector<std::string> baselines;  // bandwidth plots: mark where other series' times cross these series'
   std::string bandwidth_key = "network.link.bandwidth";
   std::string title;
-  // Force a log axis; the default is log for bandwidth, time-to-target and the columns declared so
-  // (bits_sent, consensus_distance, suboptimality: observation/outputs.hpp).
+  // Force a log axis; the default is log for bandwidth, time-to-target, the columns declared so (bits_sent,
+  // consensus_distance, suboptimality: observation/outputs.hpp), and any axis whose positive values span
+  // more than two decades. linear_x / linear_y force a linear axis instead.
   bool log_x = false;
   bool log_y = false;
+  bool linear_x = false;
+  bool linear_y = false;
 };
 
 struct SeriesRow {
@@ -56,6 +59,9 @@ struct Figure {
   bool log_x = false;
   bool log_y = false;
   bool error_bars = false;  // points with error bars (bandwidth plots) instead of curves with bands
+  // Tick labels with SI prefixes (1G, 100M) instead of exponents: axes whose values reach 10^4.
+  bool engineering_x = false;
+  bool engineering_y = false;
   std::vector<Series> series;
   std::vector<Marker> markers;
   std::vector<std::string> notes;  // what was left out and why, for the user

@@ -99,8 +99,13 @@ std::string gnuplot_script(const Figure& figure, const std::string& image_name,
   gp += "set title " + quoted(figure.title) + "\n";
   gp += "set xlabel " + quoted(figure.x_label) + "\n";
   gp += "set ylabel " + quoted(figure.y_label) + "\n";
-  if (figure.log_x) gp += "set logscale x\nset format x \"%.0e\"\n";
+  if (figure.log_x) gp += "set logscale x\n";
   if (figure.log_y) gp += "set logscale y\n";
+  // SI prefixes (1G, 100M) rather than exponents; a log axis has its ticks at powers of ten.
+  if (figure.engineering_x)
+    gp += std::string("set format x \"") + (figure.log_x ? "%.0s%c" : "%.1s%c") + "\"\n";
+  if (figure.engineering_y)
+    gp += std::string("set format y \"") + (figure.log_y ? "%.0s%c" : "%.1s%c") + "\"\n";
   gp += "set grid\nset key outside right top box opaque\nset style fill transparent solid 0.20 noborder\n";
   gp += "set datafile missing \"NaN\"\n";
   for (std::size_t m = 0; m < figure.markers.size(); ++m) {

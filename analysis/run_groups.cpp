@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "common/error.hpp"
 
@@ -49,11 +50,22 @@ std::vector<RunData> filter_runs(std::vector<RunData> runs, const std::vector<Ru
                        ": no run has this parameter (use an index column or a dotted scenario path "
                        "such as algorithm.kind)");
     }
+    std::set<std::string> present;  // the values the runs left have, to list when none matches
+    for (const RunData& run : runs) present.insert(run.parameter(filter.key).value_or(""));
     std::erase_if(runs, [&](const RunData& run) {
       const std::string value = run.parameter(filter.key).value_or("");
       const bool listed = std::find(filter.values.begin(), filter.values.end(), value) != filter.values.end();
       return listed != filter.equal;
     });
+    if (runs.empty()) {
+      std::string values;
+      for (const auto& value : present) values += (values.empty() ? "" : ", ") + value;
+      std::string given;
+      for (const auto& value : filter.values) given += (given.empty() ? "" : "|") + value;
+      throw InputError("--where " + filter.key + (filter.equal ? "=" : "!=") + given + ": no run " +
+                       (filter.equal ? "has" : "is left without") + " that value; " + filter.key +
+                       " has: " + values);
+    }
   }
   if (runs.empty()) throw InputError("--where: no run is left after the filters");
   return runs;

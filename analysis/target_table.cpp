@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -52,6 +53,11 @@ Reach reach_of(const std::vector<const RunData*>& runs, const Target& target) {
     steps.push_back(trace_value(*run, *row, "step").value_or(NAN));
     bits.push_back(trace_value(*run, *row, "bits_sent").value_or(NAN));
     seconds.push_back(trace_value(*run, *row, "sim_time_s").value_or(NAN));
+    // Runs without a seed (no resolved scenario) count as seed 0.
+    const std::int64_t seed = run->seed.value_or(0);
+    reach.seconds_by_seed[seed] = seconds.back();
+    reach.interval_by_seed[seed] =
+        *row > 0 ? seconds.back() - trace_value(*run, *row - 1, "sim_time_s").value_or(0.0) : 0.0;
   }
   if (reach.runs > 0 && reach.reached == reach.runs) {
     reach.steps = spread_of(steps);
@@ -170,9 +176,45 @@ BandwidthTable bandwidth_table(const std::vector<RunGroup>& groups, const std::s
     for (std::size_t g = 0; g < groups.size(); ++g) {
       if (table.series[g] == baseline) continue;
       const auto mine = mean_seconds(g);
-      Crossing crossing{table.series[g], baseline, {}, crossing_bandwidths(table.bandwidths, base, mine)};
+      const std::size_t base_g = static_cast<std::size_t>(at - table.series.begin());
+      Crossing crossing;
+      crossing.series = table.series[g];
+      crossing.baseline = baseline;
+      crossing.crossings = crossing_bandwidths(table.bandwidths, base, mine);
       for (std::size_t b = 0; b < table.bandwidths.size(); ++b) {
         if (mine[b] && base[b] && *mine[b] < *base[b]) crossing.faster_at.push_back(table.bandwidths[b]);
+      }
+      // Each seed's own crossings: the spread of a crossover, not one point from averaged times.
+      std::set<std::int64_t> seeds;
+      for (const auto& cell : table.cells[g])
+        for (const auto& [seed, seconds] : cell.seconds_by_seed) seeds.insert(seed);
+      for (const std::int64_t seed : seeds) {
+        const auto times = [&](std::size_t series) {
+          std::vector<std::optional<double>> out;
+          for (const auto& cell : table.cells[series]) {
+            const auto it = cell.seconds_by_seed.find(seed);
+            out.push_back(it == cell.seconds_by_seed.end() ? std::nullopt
+                                                           : std::optional<double>(it->second));
+          }
+          return out;
+        };
+        crossing.per_seed.push_back({seed, crossing_bandwidths(table.bandwidths, times(base_g), times(g))});
+      }
+      // Near a crossing the two times are close; if closer than the evaluation interval, the trace cannot
+      // tell them apart there.
+      for (std::size_t b = 0; b + 1 < table.bandwidths.size(); ++b) {
+        if (!mine[b] || !base[b] || !mine[b + 1] || !base[b + 1]) continue;
+        if (crossing_bandwidths({table.bandwidths[b], table.bandwidths[b + 1]}, {base[b], base[b + 1]},
+                                {mine[b], mine[b + 1]})
+                .empty())
+          continue;
+        for (const std::size_t k : {b, b + 1}) {
+          double interval = 0;
+          for (const std::size_t s : {g, base_g})
+            for (const auto& [seed, dt] : table.cells[s][k].interval_by_seed)
+              interval = std::max(interval, dt);
+          if (std::fabs(*mine[k] - *base[k]) < interval) crossing.coarse = true;
+        }
       }
       table.crossings.push_back(std::move(crossing));
     }
@@ -244,12 +286,36 @@ std::string bandwidth_markdown(const BandwidthTable& table) {
         faster += fmt::format("{}{}", faster.empty() ? "" : ", ", bandwidth_text(b));
       for (double b : c.crossings)
         cross += fmt::format("{}≈ {}", cross.empty() ? "" : ", ", bandwidth_text(b));
+      if (!c.crossings.empty()) cross += crossing_spread_text(c);
       out += fmt::format("| {} | {} | {} | {} |\n", c.series, c.baseline,
                          faster.empty() ? "none of the grid" : faster,
                          cross.empty() ? "no crossing in the grid" : cross);
     }
   }
   return out;
+}
+
+std::string crossing_spread_text(const Crossing& c) {
+  std::string text;
+  std::vector<double> all;
+  std::string seeds;
+  for (const auto& [seed, crossings] : c.per_seed) {
+    std::string list;
+    for (double b : crossings) {
+      list += (list.empty() ? "" : " and ") + bandwidth_text(b);
+      all.push_back(b);
+    }
+    seeds += fmt::format("{}seed {}: {}", seeds.empty() ? "" : "; ", seed, list.empty() ? "none" : list);
+  }
+  if (!all.empty()) {
+    const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
+    text += fmt::format(" (per seed {} to {}: {})", bandwidth_text(*lo), bandwidth_text(*hi), seeds);
+  }
+  if (c.coarse)
+    text +=
+        " (the two times differ there by less than the evaluation interval: a smaller eval.every would "
+        "resolve it)";
+  return text;
 }
 
 std::string bandwidth_csv(const BandwidthTable& table) {

@@ -4,6 +4,8 @@
 // and the bandwidths where a series' time to target crosses a baseline's (log-log interpolation between
 // neighbouring grid bandwidths). A series where some seed never reaches the target is reported as not
 // reached (k of n seeds), never averaged over the lucky seeds. Written as Markdown or CSV.
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +31,9 @@ struct Reach {
   std::size_t runs = 0;
   std::size_t reached = 0;
   std::optional<Spread> steps, bits, seconds;  // set when every run reached the target
+  // Per seed that reached it: the simulated seconds to the target, and the simulated seconds between that
+  // evaluation and the one before (the time is only known to within that interval).
+  std::map<std::int64_t, double> seconds_by_seed, interval_by_seed;
 };
 
 struct TargetRow {
@@ -43,6 +48,12 @@ struct Crossing {
   std::string baseline;
   std::vector<double> faster_at;  // grid bandwidths (bit/s) where the series reaches the target sooner
   std::vector<double> crossings;  // interpolated bandwidths where the two times are equal
+  // The same for each seed both series ran (in seed order), with its crossings; empty when the seeds do not
+  // match.
+  std::vector<std::pair<std::int64_t, std::vector<double>>> per_seed;
+  // Crossings between grid bandwidths where the two times differ by less than the evaluation interval: the
+  // trace is too coarse to say which is faster there (a finer eval.every would).
+  bool coarse = false;
 };
 
 struct BandwidthTable {
@@ -83,6 +94,8 @@ std::vector<double> crossing_bandwidths(const std::vector<double>& bandwidths,
 std::string target_markdown(const std::vector<TargetRow>& rows);
 std::string target_csv(const std::vector<TargetRow>& rows);
 std::string bandwidth_markdown(const BandwidthTable& table);
+// " (per seed A to B: seed 1: ...; seed 2: ...)" and the evaluation-interval caveat, for a crossing's text.
+std::string crossing_spread_text(const Crossing& crossing);
 std::string bandwidth_csv(const BandwidthTable& table);
 
 // "1.5 Gbps"

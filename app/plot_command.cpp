@@ -71,6 +71,9 @@ void add_plot_command(CLI::App& root) {
   cmd->add_option("--title", args->request.title, "Figure title");
   cmd->add_flag("--log-x", args->request.log_x, "Log-scale x axis");
   cmd->add_flag("--log-y", args->request.log_y, "Log-scale y axis");
+  cmd->add_flag("--linear-x", args->request.linear_x,
+                "Linear x axis (the default is log for bits, bandwidth, and data spanning over two decades)");
+  cmd->add_flag("--linear-y", args->request.linear_y, "Linear y axis (see --linear-x)");
   cmd->callback([args, target] { plot(*args, target->count() > 0); });
 }
 

@@ -129,7 +129,8 @@ TEST_CASE("sgdsim plot draws sweeps and runs to png and svg, keeping script and 
     CHECK(fs::file_size(fs::path(figure).replace_extension(".dat")) > 0);
   }
   CHECK_THAT(read_text(scratch / "figs/time.gp"), Catch::Contains("title \"choco\""));
-  CHECK_THAT(read_text(scratch / "figs/bits.gp"), Catch::Contains("kind=choco, bandwidth=10Mbps"));
+  // The fake runs' bits do not depend on the bandwidth: per method, the two bandwidths are one curve.
+  CHECK_THAT(read_text(scratch / "figs/bits.gp"), Catch::Contains("kind=choco (2 identical)"));
   // The bandwidth figure has one line per method, not per bandwidth.
   CHECK(count_lines(read_text(scratch / "figs/bw.dat")) == 2 * (2 + 2) + 2);
 
@@ -161,4 +162,72 @@ TEST_CASE("sgdsim plot draws sweeps and runs to png and svg, keeping script and 
   CHECK(missing.exit_code == 1);
   CHECK_THAT(missing.output, Catch::Contains("gnuplot not found"));
   CHECK(fs::exists(scratch / "nognuplot.gp"));
+}
+
+TEST_CASE("figures that do not mislead: a time axis over decades goes log, identical series become one") {
+  // Simulated time per step from 1 ms to 1 s: four methods' curves over three decades of time.
+  std::vector<RunData> runs;
+  const std::vector<std::pair<std::string, double>> methods = {
+      {"a", 0.001}, {"b", 0.01}, {"c", 0.1}, {"d", 1}};
+  for (const auto& [method, seconds] : methods)
+    for (int seed : {1, 2}) runs.push_back(fake_run(method, "10Mbps", seed, 1.0, 1e6 * seconds, seconds));
+  PlotRequest request;
+  request.x = "time";
+  const Figure figure = build_figure(runs, request);
+  CHECK(figure.log_x);
+  CHECK_FALSE(figure.log_y);
+  request.linear_x = true;  // the option overrides
+  CHECK_FALSE(build_figure(runs, request).log_x);
+
+  // Bits: large values get SI tick labels on their (log) axis.
+  request = PlotRequest{};
+  const Figure bits = build_figure(runs, request);
+  CHECK(bits.engineering_x);
+  CHECK_THAT(gnuplot_script(bits, "f.png", "f.dat"), Catch::Contains("set format x \"%.0s%c\""));
+  CHECK_FALSE(bits.engineering_y);
+
+  // A bandwidth sweep's bits do not depend on the bandwidth: per method, its bandwidths are one curve.
+  std::vector<RunData> sweep;
+  for (const char* method : {"dpsgd", "choco"})
+    for (const char* bandwidth : {"1Mbps", "10Mbps", "100Mbps"})
+      sweep.push_back(fake_run(method, bandwidth, 1, 1.0, std::string(method) == "choco" ? 10 : 100, 0.1));
+  const Figure merged = build_figure(sweep, PlotRequest{});
+  REQUIRE(merged.series.size() == 2);
+  CHECK(merged.series[0].legend == "kind=dpsgd (3 identical)");
+  CHECK(merged.series[1].legend == "kind=choco (3 identical)");
+  REQUIRE_FALSE(merged.notes.empty());
+  CHECK_THAT(merged.notes[0], Catch::Contains("kind=dpsgd, bandwidth=1Mbps; kind=dpsgd, bandwidth=10Mbps"));
+  // Grouping chosen by the user is kept as given.
+  request = PlotRequest{};
+  request.group = {"algorithm.kind", "network.link.bandwidth"};
+  CHECK(build_figure(sweep, request).series.size() == 6);
+}
+
+TEST_CASE("plot helps with typos and filters that match nothing, and reads a run in progress") {
+  ScratchDir scratch("plot-help");
+  const fs::path sweep = fake_method_sweep(scratch.path());
+  const auto typo =
+      run_sgdsim("plot " + quote(sweep.string()) + " --x bandwith -o " + quote((scratch / "t.png").string()));
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.output, Catch::Contains("did you mean \"bandwidth\""));
+  const auto nothing = run_sgdsim("plot " + quote(sweep.string()) + " --where algorithm.kind=chocoo -o " +
+                                  quote((scratch / "w.png").string()));
+  CHECK(nothing.exit_code == 2);
+  CHECK_THAT(nothing.output, Catch::Contains("--where algorithm.kind=chocoo: no run has that value; "
+                                             "algorithm.kind has: choco, dpsgd"));
+
+  // A run still going: DIR does not exist yet, its rows grow in DIR.tmp-HOST-PID; a last line without its
+  // newline is not read.
+  const fs::path temporary = scratch / "live.tmp-host-123";
+  fs::create_directories(temporary);
+  write_text(temporary / "resolved.json", R"({"name": "live", "seed": 1})");
+  write_text(temporary / "trace.csv",
+             "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,"
+             "consensus_distance\n0,0,0,0,0,,1,,0\n10,1,1000,0,0,,0.5,,0\n20,2,2000,0,0,,0.2");
+  const auto live = run_sgdsim("table " + quote((scratch / "live").string()) + " --column loss");
+  INFO(live.output);
+  CHECK(live.exit_code == 0);
+  CHECK_THAT(live.output, Catch::Contains("is still being written: using its 2 rows so far"));
+  CHECK_THAT(live.output, Catch::Contains("0.5"));
+  CHECK_FALSE(fs::exists(scratch / "live"));
 }

@@ -94,7 +94,7 @@ TEST_CASE("a sweep validates every point before it runs any: each bad setting an
     "seeds": [1, 2]
   })");
   const fs::path out = scratch / "out";
-  for (const std::string more : {"", " --dry-run"}) {
+  for (const std::string& more : {std::string(), std::string(" --dry-run")}) {
     const auto result =
         real("sweep " + quote((scratch / "s.json").string()) + " -o " + quote(out.string()) + more);
     INFO(more << "\n" << result.output);
