@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs what is missing, then configures and builds sgdsim into build/ (or $SGDSIM_BUILD_DIR).
-# Extra arguments go to CMake's configure step, e.g. -DSGDSIM_SANITIZE=ON.
+# Extra arguments go to CMake's configure step, e.g. -DSGDSIM_SANITIZE=ON. SGDSIM_TARGETS (space-separated)
+# builds only those targets, e.g. SGDSIM_TARGETS=sgdsim (the program and the libtorch plugin it loads).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/tools/setup.sh"
 build=${SGDSIM_BUILD_DIR:-$root/build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=${SGDSIM_BUILD_TYPE:-Release} "$@" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+targets=()
+for target in ${SGDSIM_TARGETS:-}; do targets+=(--target "$target"); done
+cmake --build "$build" -j "$(nproc)" "${targets[@]}"
