@@ -215,7 +215,7 @@ Figure build_figure(const std::vector<RunData>& runs, const PlotRequest& request
 
   std::set<std::string> excluded = {"seed"};
   if (bandwidth_plot) excluded.insert(request.bandwidth_key);
-  const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, request.group, excluded));
+  const std::vector<RunGroup> groups = series_groups(runs, request.group, excluded);
 
   Figure figure;
   if (bandwidth_plot) {

@@ -125,7 +125,10 @@ std::vector<RunData> load_sweep_runs(const fs::path& dir) {
     if (row[*status] != "ok" && row[*status] != "diverged") continue;
     RunData run = load_run(dir / "runs" / row[*id]);
     run.name = row[*label].empty() ? row[*id] : row[*label];
-    for (std::size_t c = *label + 1; c < *seed; ++c) run.parameters[table.header[c]] = row[c];
+    for (std::size_t c = *label + 1; c < *seed; ++c) {
+      run.parameters[table.header[c]] = row[c];
+      run.axes.push_back(table.header[c]);
+    }
     if (auto s = csv_number(row[*seed])) run.seed = static_cast<std::int64_t>(*s);
     runs.push_back(std::move(run));
   }
@@ -176,18 +179,24 @@ std::vector<RunData> collect_runs(const std::vector<std::string>& dirs) {
         if (run.resolved.contains("name") && run.resolved["name"].is_string())
           run.name = run.resolved["name"].get<std::string>();
       }
+      run.source = text;
+      run.lone = true;
       runs.push_back(std::move(run));
       continue;
     }
     if (fs::exists(dir / "trace.csv")) {
       found.push_back(load_lone_run(dir));
+      found.back().lone = true;
     } else if (fs::exists(dir / "index.csv") || fs::is_directory(dir / "runs")) {
       found = load_sweep_runs(dir);
       if (found.empty()) throw InputError(text + ": the sweep has no complete run yet");
     } else {
       throw InputError(text + ": neither a run folder (trace.csv) nor a sweep folder (index.csv, runs/)");
     }
-    for (auto& run : found) runs.push_back(std::move(run));
+    for (auto& run : found) {
+      run.source = text;
+      runs.push_back(std::move(run));
+    }
   }
   return runs;
 }

@@ -24,6 +24,11 @@ struct RunData {
   std::optional<std::int64_t> seed;
   CsvTable trace;
   json resolved;  // the resolved scenario, or null when the folder has none
+  // Where it came from: the folder given on the command line, and for a run of a sweep, the sweep's varied
+  // columns (index.csv's, in order). Empty `axes` and `lone`: a run folder given by itself.
+  std::string source;
+  std::vector<std::string> axes;
+  bool lone = false;
 
   // The value of a parameter: from `parameters`, else from the resolved scenario by dotted path.
   std::optional<std::string> parameter(const std::string& key) const;

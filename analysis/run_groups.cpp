@@ -1,6 +1,7 @@
 #include "analysis/run_groups.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -16,6 +17,52 @@ std::string last_segment(const std::string& path) {
 
 std::string shorten(const std::string& text) {
   return text.size() <= 48 ? text : text.substr(0, 45) + "...";
+}
+
+// The resolved scenario without its seed: lone runs that differ only there are seeds of one setting.
+json without_seed(const json& resolved) {
+  json copy = resolved;
+  if (copy.is_object()) copy.erase("seed");
+  return copy;
+}
+
+// One legend per run when runs of several folders are shown together (series_groups).
+std::vector<std::string> mixed_legends(const std::vector<RunData>& runs,
+                                       const std::set<std::string>& excluded) {
+  std::set<std::string> sweeps;
+  for (const auto& run : runs)
+    if (!run.lone) sweeps.insert(run.source);
+  std::vector<std::string> legends;
+  for (const auto& run : runs) {
+    std::string legend;
+    if (run.lone) {
+      legend = run.name;
+      // Another lone run of the same name that is not just another seed of it: name both by their folders.
+      for (const auto& other : runs)
+        if (other.lone && &other != &run && other.name == run.name &&
+            without_seed(other.resolved) != without_seed(run.resolved))
+          legend = std::filesystem::path(run.dir).filename().string();
+    } else {
+      std::vector<std::string> axes;
+      for (const auto& axis : run.axes)
+        if (!excluded.count(axis)) axes.push_back(axis);
+      for (const auto& axis : axes) {
+        const std::string value = run.parameter(axis).value_or("");
+        legend +=
+            (legend.empty() ? "" : ", ") + (axes.size() == 1 ? value : last_segment(axis) + "=" + value);
+      }
+      std::filesystem::path path = std::filesystem::path(run.source).lexically_normal();
+      if (path.filename().empty()) path = path.parent_path();  // "results/study/"
+      const std::string folder = path.filename().string();
+      const std::string sweep = folder.empty() ? run.source : folder;
+      if (legend.empty())
+        legend = sweep;
+      else if (sweeps.size() > 1)
+        legend = sweep + ": " + legend;
+    }
+    legends.push_back(shorten(legend));
+  }
+  return legends;
 }
 
 bool any_run_has(const std::vector<RunData>& runs, const std::string& key) {
@@ -122,6 +169,29 @@ std::vector<RunGroup> group_runs(const std::vector<RunData>& runs, const std::ve
   }
   if (keys.empty() && !groups.empty()) {
     groups[0].legend = runs.size() == 1 ? runs[0].name : "mean of " + std::to_string(runs.size()) + " runs";
+  }
+  return groups;
+}
+
+std::vector<RunGroup> series_groups(const std::vector<RunData>& runs, const std::vector<std::string>& keys,
+                                    const std::set<std::string>& excluded) {
+  std::set<std::string> sources;
+  bool all_lone = true;
+  for (const auto& run : runs) {
+    sources.insert(run.source);
+    all_lone = all_lone && run.lone;
+  }
+  if (!keys.empty() || sources.size() < 2 || all_lone)
+    return group_runs(runs, grouping_keys(runs, keys, excluded));
+  // Each run's parameters would be a different kind of thing (a sweep's columns, a lone run's whole
+  // scenario), and grouping by everything that varies among them names series by dozens of keys.
+  const std::vector<std::string> legends = mixed_legends(runs, excluded);
+  std::vector<RunGroup> groups;
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto [it, fresh] = position.emplace(legends[i], groups.size());
+    if (fresh) groups.push_back({legends[i], {}});
+    groups[it->second].runs.push_back(&runs[i]);
   }
   return groups;
 }

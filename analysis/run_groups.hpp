@@ -37,4 +37,12 @@ std::vector<std::string> grouping_keys(const std::vector<RunData>& runs, const s
 // Groups in order of first appearance; legends from the grouping values.
 std::vector<RunGroup> group_runs(const std::vector<RunData>& runs, const std::vector<std::string>& keys);
 
+// The series of a figure or table: grouped by `keys` when given. Otherwise by what varies (grouping_keys),
+// unless the runs come from several folders and not all are lone runs (a sweep beside a single run, or two
+// sweeps): then each sweep's runs are grouped by that sweep's own columns (its labelled axes; `excluded`
+// left out) and each lone run is a series named by its scenario name (its folder's name when two differ in
+// more than their seed), with the sweep folder's name before its series when there are several sweeps.
+std::vector<RunGroup> series_groups(const std::vector<RunData>& runs, const std::vector<std::string>& keys,
+                                    const std::set<std::string>& excluded);
+
 }  // namespace sgdsim::analysis

@@ -30,7 +30,7 @@ void tabulate(const TableArguments& args) {
   std::vector<std::string> columns;
   for (const std::string& c : args.columns) columns.push_back(trace_column(c));
   const std::vector<RunData> runs = select_runs(args.selection);
-  const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, args.selection.group, {"seed"}));
+  const std::vector<RunGroup> groups = series_groups(runs, args.selection.group, {"seed"});
   const std::vector<ValueRow> rows = value_rows(groups, columns, args.steps);
   const std::string text = csv ? value_csv(rows, columns) : value_markdown(rows, columns);
   write_table(args.output, text, "table", runs.size(), groups.size());

@@ -43,7 +43,7 @@ void tabulate(const TargetsArguments& args) {
   const std::vector<RunData> runs = select_runs(args.selection);
   std::set<std::string> excluded = {"seed"};
   if (args.by_bandwidth) excluded.insert(args.bandwidth_key);
-  const std::vector<RunGroup> groups = group_runs(runs, grouping_keys(runs, args.selection.group, excluded));
+  const std::vector<RunGroup> groups = series_groups(runs, args.selection.group, excluded);
   if (!args.relative_to.empty() && args.by_bandwidth) {
     throw InputError(
         "--relative-to reads targets off a series' final value; by bandwidth, give --target values");

@@ -2,9 +2,12 @@
 // end on fake sweeps (files produced, script references its data, bad input, missing gnuplot).
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "analysis/csv_table.hpp"
 #include "analysis/plot_figure.hpp"
 #include "analysis/plot_gnuplot.hpp"
+#include "analysis/run_groups.hpp"
 #include "analysis_fixture.hpp"
 #include "common/error.hpp"
 
@@ -230,4 +233,71 @@ TEST_CASE("plot helps with typos and filters that match nothing, and reads a run
   CHECK_THAT(live.output, Catch::Contains("is still being written: using its 2 rows so far"));
   CHECK_THAT(live.output, Catch::Contains("0.5"));
   CHECK_FALSE(fs::exists(scratch / "live"));
+}
+
+TEST_CASE("a sweep shown beside single runs: series named by the sweep's axes and the runs' names") {
+  // Two runs of a sweep (one axis, algorithm.kind) and three lone runs: two seeds of one scenario, and a
+  // scenario of the same name that differs in more than its seed.
+  std::vector<RunData> runs;
+  for (const char* method : {"dpsgd", "choco"}) {
+    RunData run = fake_run(method, "10Mbps", 1, 1.0, 100, 0.1);
+    run.source = "results/study";
+    run.axes = {"algorithm.kind"};
+    runs.push_back(std::move(run));
+  }
+  for (const auto& [folder, seed, lr] : std::vector<std::tuple<std::string, int, double>>{
+           {"one-s1", 1, 0.1}, {"one-s2", 2, 0.1}, {"one-fast", 1, 0.5}}) {
+    RunData run = fake_run("sparq", "10Mbps", seed, 1.0, 50, 0.1);
+    run.dir = "results/" + folder;
+    run.source = run.dir;
+    run.lone = true;
+    run.name = "ring16-sparq";
+    run.resolved = {{"name", "ring16-sparq"}, {"seed", seed}, {"algorithm", {{"lr", lr}}}};
+    for (const auto& [key, value] : flatten(run.resolved)) run.parameters[key] = value;
+    run.parameters.erase("seed");
+    runs.push_back(std::move(run));
+  }
+  const auto legends = [](const std::vector<RunGroup>& groups) {
+    std::vector<std::string> out;
+    for (const auto& g : groups) out.push_back(g.legend + " x" + std::to_string(g.runs.size()));
+    return out;
+  };
+  CHECK(legends(series_groups(runs, {}, {"seed"})) ==
+        std::vector<std::string>{"dpsgd x1", "choco x1", "one-s1 x1", "one-s2 x1", "one-fast x1"});
+  // Without the one that differs, the two seeds of ring16-sparq are one series under its name.
+  runs.pop_back();
+  CHECK(legends(series_groups(runs, {}, {"seed"})) ==
+        std::vector<std::string>{"dpsgd x1", "choco x1", "ring16-sparq x2"});
+  // Two sweeps: each series says which.
+  RunData other = fake_run("dpsgd", "10Mbps", 1, 1.0, 100, 0.1);
+  other.source = "results/other/";
+  other.axes = {"algorithm.kind", "network.link.bandwidth"};
+  runs.push_back(other);
+  CHECK(legends(series_groups(runs, {}, {"seed"})) ==
+        std::vector<std::string>{"study: dpsgd x1", "study: choco x1", "ring16-sparq x2",
+                                 "other: kind=dpsgd, bandwidth=10Mbps x1"});
+  // An excluded axis (the bandwidth of a bandwidth figure) does not split or name a series.
+  CHECK(legends(series_groups(runs, {}, {"seed", "network.link.bandwidth"})).back() == "other: dpsgd x1");
+  // Grouping asked for is kept, and one sweep alone groups by what varies as before.
+  CHECK(series_groups(runs, {"algorithm.kind"}, {"seed"}).size() == 3);
+  const std::vector<RunData> sweep(runs.begin(), runs.begin() + 2);
+  CHECK(legends(series_groups(sweep, {}, {"seed"})) == std::vector<std::string>{"dpsgd x1", "choco x1"});
+
+  // End to end: a sweep folder and one of its runs copied as a lone run, plotted together.
+  ScratchDir scratch("plot-mixed");
+  const fs::path out = fake_method_sweep(scratch.path());
+  const fs::path lone = scratch / "lone";
+  fs::copy(out / "runs" / entries(out / "runs")[0], lone);
+  write_text(lone / "resolved.json", R"({"name": "my-run", "seed": 1, "algorithm": {"kind": "sparq"}})");
+  write_text(lone / "trace.csv",
+             "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,"
+             "consensus_distance\n0,0,0,0,0,,1,,0\n10,1,1000,0,0,,0.5,,0\n");
+  const auto result = run_sgdsim("plot " + quote(out.string()) + " " + quote(lone.string()) + " -o " +
+                                 quote((scratch / "m.png").string()));
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const std::string script = read_text(scratch / "m.gp");
+  CHECK_THAT(script, Catch::Contains("title \"my-run\""));
+  CHECK_THAT(script, Catch::Contains("title \"kind=dpsgd (2 identical)\""));
+  CHECK_THAT(script, !Catch::Contains("kind=sparq"));
 }
