@@ -65,9 +65,11 @@ void print_step_estimate(const nlohmann::json& document, const std::string& file
   sample["eval"]["every"] = steps;
   sample["eval"]["suboptimality"] = false;  // solving f* is no part of a step
   sample["eval"]["variance_draws"] = 0;
+  sample["eval"]["train_subset"] = 1;  // the losses are no part of a step either: one sample, no test set
   nlohmann::json summary;
   try {
     scenarios::Scenario scenario(sample, file, base);
+    scenario.skip_test_evaluation();
     std::ostringstream trace;
     summary = scenario.simulate(trace, false);
   } catch (const std::exception& e) {
@@ -90,7 +92,7 @@ void print_step_estimate(const nlohmann::json& document, const std::string& file
   std::string parts;
   for (const char* part : {"gradient", "encode", "decode", "mixing", "update", "communication"})
     parts += std::string(parts.empty() ? "" : ", ") + part + " " +
-             units::duration_text(time[part].get<double>() / n);
+             units::duration_text(std::max(0.0, time[part].get<double>()) / n);  // rounding: -1e-16
   std::fprintf(stderr, "  per step:  %s simulated (mean node: %s)\n",
                units::duration_text(time["total"].get<double>() / n).c_str(), parts.c_str());
 }

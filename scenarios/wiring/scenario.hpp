@@ -58,6 +58,9 @@ class Scenario {
   nlohmann::json simulate(std::ostream& trace, bool progress, std::size_t threads = 1,
                           sim::Recording* recording = nullptr);
   const std::optional<Diverged>& diverged() const { return diverged_; }
+  // Leaves the test set out of the trace (no test accuracy): for simulations that only measure a few steps
+  // (validate's per-step figures), where evaluating a deep model on the test set would cost more than them.
+  void skip_test_evaluation() { problem_.test = learning::Dataset{}; }
   // The estimated peak memory (bytes) and its parts, as checked against memory_limit() during validation.
   const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
 
