@@ -24,7 +24,9 @@ const char* const introduction =
     "in "
     "bytes/s; durations \"500us\", \"1ms\" or seconds; speeds \"10Gf\" or flop/s. `sgdsim docs FAMILY "
     "[KIND]` "
-    "prints one family or kind; docs/workflow.md shows how scenarios are used.";
+    "prints one family or kind; docs/workflow.md shows how scenarios are used. Keys marked *Timing only.* "
+    "(with everything inside them; `x-timing-only` in the schema) change only simulated time, never what the "
+    "nodes compute; every other key may change what is learned.";
 
 const keys::Family* find_family(const std::string& name) {
   for (const keys::Family* family : keys::families_under(scenarios::scenario_keys()))

@@ -116,7 +116,8 @@ void table(std::ostringstream& out, const std::vector<const Key*>& keys) {
   out << "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
   for (const Key* key : keys) {
     out << "| `" << key->name << "` | " << cell(type_text(*key)) << " | " << cell(default_text(*key)) << " | "
-        << cell(allowed_text(*key)) << " | " << cell(key->help) << " |\n";
+        << cell(allowed_text(*key)) << " | " << cell(key->help) << (key->only_timing ? " *Timing only.*" : "")
+        << " |\n";
   }
   out << "\n";
 }
@@ -145,6 +146,11 @@ void family_section(std::ostringstream& out, const Family& family, const std::st
     if (!family.common().empty()) {
       out << "Keys of every kind:\n\n";
       table(out, pointers(family.common()));
+    }
+    if (!family.capabilities().empty()) {
+      out << "Capabilities a kind may have:\n\n";
+      for (const Capability& c : family.capabilities()) out << "* `" << c.name << "`: " << c.help << "\n";
+      out << "\n";
     }
   }
   for (const Kind* kind : family.kinds()) {

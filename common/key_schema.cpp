@@ -195,6 +195,9 @@ class Writer {
     if (key.has_default()) s["default"] = key.fallback;
     // An annotation for tools: the loader fills this key in, but with a value the schema cannot state.
     if (!key.computed.empty()) s["x-computed-default"] = key.computed;
+    // An annotation for tools: the key (and all inside it) changes only simulated time, never what is
+    // learned.
+    if (key.only_timing) s["x-timing-only"] = true;
     return s;
   }
 

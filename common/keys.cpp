@@ -89,7 +89,15 @@ const Key* Object::find(std::string_view key) const {
   return find_in(keys, key);
 }
 
+Key& Key::needing(std::vector<std::string> capabilities) {
+  if (family)
+    for (const std::string& name : capabilities) family->require_known(name);
+  capability = std::move(capabilities);
+  return *this;
+}
+
 bool Kind::has(std::string_view capability) const {
+  if (family) family->require_known(capability);
   return std::find(capabilities.begin(), capabilities.end(), capability) != capabilities.end();
 }
 
@@ -98,21 +106,49 @@ const Key* Kind::find(std::string_view key) const {
 }
 
 Family::Family(std::string name, std::string discriminator, std::string help, std::vector<Key> common,
-               std::optional<Shorthand> shorthand, std::string default_kind)
+               std::optional<Shorthand> shorthand, std::string default_kind,
+               std::vector<Capability> capabilities)
     : name_(std::move(name)),
       discriminator_(std::move(discriminator)),
       help_(std::move(help)),
       common_(std::move(common)),
       shorthand_(std::move(shorthand)),
-      default_kind_(std::move(default_kind)) {}
+      default_kind_(std::move(default_kind)),
+      capabilities_(std::move(capabilities)) {}
+
+bool Family::knows(std::string_view capability) const {
+  return std::any_of(capabilities_.begin(), capabilities_.end(),
+                     [&](const Capability& known) { return known.name == capability; });
+}
+
+namespace {
+std::string names_of(const std::vector<Capability>& capabilities) {
+  std::string out;
+  for (const Capability& c : capabilities) out += (out.empty() ? "" : ", ") + c.name;
+  return out.empty() ? "none" : out;
+}
+}  // namespace
+
+void Family::require_known(std::string_view capability) const {
+  if (!knows(capability))
+    throw std::logic_error("the " + name_ + " family knows no capability \"" + std::string(capability) +
+                           "\" (it knows: " + names_of(capabilities_) + ")");
+}
 
 void Family::add_kind(Kind kind) {
   const std::string name = kind.name;
+  for (const std::string& capability : kind.capabilities)
+    if (!knows(capability))
+      throw std::logic_error(name_ + " kind \"" + name + "\" declares the capability \"" + capability +
+                             "\", which the " + name_ +
+                             " family does not know (it knows: " + names_of(capabilities_) + ")");
+  kind.family = this;
   if (!kinds_.emplace(name, std::move(kind)).second)
     throw std::logic_error(name_ + " kind \"" + name + "\" is registered twice");
 }
 
 std::vector<const Kind*> Family::kinds(std::string_view capability) const {
+  if (!capability.empty()) require_known(capability);
   std::vector<const Kind*> out;
   for (const auto& [name, kind] : kinds_)
     if (capability.empty() || kind.has(capability)) out.push_back(&kind);
@@ -156,10 +192,8 @@ std::vector<const Family*> families_under(const Object& root) {
 }
 
 namespace {
-// The keys declared for one object of `family`, as `value` chooses its kind.
-std::vector<const Key*> keys_of(const Family& family, const json& value) {
-  std::vector<const Key*> out;
-  for (const Key& key : family.common()) out.push_back(&key);
+// The kind `value` chooses in `family` (its discriminator, a shorthand or the default kind), if any.
+const Kind* kind_of(const Family& family, const json& value) {
   std::string kind = family.default_kind();
   if (value.is_object() && value.contains(family.discriminator()) &&
       value[family.discriminator()].is_string())
@@ -168,13 +202,67 @@ std::vector<const Key*> keys_of(const Family& family, const json& value) {
     kind = value.get<std::string>();
   else if (family.shorthand() && value.is_number())
     kind = family.shorthand()->kind;
-  if (const Kind* found = family.find(kind))
+  return family.find(kind);
+}
+
+// The keys declared for one object of `family`, as `value` chooses its kind.
+std::vector<const Key*> keys_of(const Family& family, const json& value) {
+  std::vector<const Key*> out;
+  for (const Key& key : family.common()) out.push_back(&key);
+  if (const Kind* found = kind_of(family, value))
     for (const Key& key : found->keys) out.push_back(&key);
   return out;
 }
+
+void collect_kinds(const std::vector<const Key*>& declared, const json& node, std::vector<const Kind*>& out);
+
+void collect_kind(const Family& family, const json& value, std::vector<const Kind*>& out) {
+  if (const Kind* kind = kind_of(family, value)) out.push_back(kind);
+  collect_kinds(keys_of(family, value), value, out);
+}
+
+void collect_kinds(const std::vector<const Key*>& declared, const json& node, std::vector<const Kind*>& out) {
+  if (!node.is_object()) return;
+  for (const Key* key : declared) {
+    auto it = node.find(key->name);
+    if (it == node.end()) continue;
+    std::vector<const Key*> inner;
+    switch (key->type) {
+      case Type::object:
+        for (const Key& k : key->object->keys) inner.push_back(&k);
+        collect_kinds(inner, *it, out);
+        break;
+      case Type::variant:
+        collect_kind(*key->family, *it, out);
+        break;
+      case Type::objects:
+        if (!it->is_array()) break;
+        for (const Key& k : key->object->keys) inner.push_back(&k);
+        for (const json& element : *it) collect_kinds(inner, element, out);
+        break;
+      case Type::variants:
+        if (!it->is_array()) break;
+        for (const json& element : *it) collect_kind(*key->family, element, out);
+        break;
+      default:
+        break;
+    }
+  }
+}
 }  // namespace
 
-const Key* find_key(const Object& root, const json& document, std::string_view dotted) {
+std::vector<const Kind*> chosen_kinds(const Family& family, const json& value) {
+  std::vector<const Kind*> out;
+  collect_kind(family, value, out);
+  return out;
+}
+
+namespace {
+// The declarations along a dotted path (find_key's walk): every key from the root to the path's last
+// segment, ending in nullptr when the path ends at an element of an array; empty when the path declares
+// nothing.
+std::vector<const Key*> key_path(const Object& root, const json& document, std::string_view dotted) {
+  std::vector<const Key*> chain;
   std::vector<const Key*> declared;
   for (const Key& key : root.keys) declared.push_back(&key);
   const json* node = &document;
@@ -188,7 +276,7 @@ const Key* find_key(const Object& root, const json& document, std::string_view d
     begin = end + 1;
     if (list) {
       // An element of an array of objects: the segment is its index.
-      if (segment.empty() || segment.find_first_not_of("0123456789") != std::string::npos) return nullptr;
+      if (segment.empty() || segment.find_first_not_of("0123456789") != std::string::npos) return {};
       const std::size_t index = std::stoul(segment);
       node = node->is_array() && index < node->size() ? &(*node)[index] : &absent;
       declared.clear();
@@ -197,13 +285,18 @@ const Key* find_key(const Object& root, const json& document, std::string_view d
       else
         declared = keys_of(*list->family, *node);
       list = nullptr;
-      if (last) return nullptr;
+      if (last) {
+        chain.push_back(nullptr);  // an element, not a key: inside the array's key
+        return chain;
+      }
       continue;
     }
     const Key* key = nullptr;
     for (const Key* k : declared)
       if (k->name == segment) key = k;
-    if (!key || last) return key;
+    if (!key) return {};
+    chain.push_back(key);
+    if (last) return chain;
     node = node->is_object() && node->contains(segment) ? &(*node)[segment] : &absent;
     switch (key->type) {
       case Type::object:
@@ -218,10 +311,21 @@ const Key* find_key(const Object& root, const json& document, std::string_view d
         list = key;
         break;
       default:
-        return nullptr;
+        return {};
     }
   }
-  return nullptr;
+  return {};
+}
+}  // namespace
+
+const Key* find_key(const Object& root, const json& document, std::string_view dotted) {
+  const std::vector<const Key*> chain = key_path(root, document, dotted);
+  return chain.empty() ? nullptr : chain.back();
+}
+
+bool timing_only(const Object& root, const json& document, std::string_view dotted) {
+  const std::vector<const Key*> chain = key_path(root, document, dotted);
+  return std::any_of(chain.begin(), chain.end(), [](const Key* key) { return key && key->only_timing; });
 }
 
 namespace {

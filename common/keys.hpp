@@ -55,7 +55,10 @@ struct Key {
   // Type::variant(s): kinds allowed here need this capability (per position for arrays; empty = any kind).
   std::vector<std::string> capability;
   bool file_path = false;  // Type::string naming a file, relative to the scenario's folder
-  nlohmann::json shape;    // Type::any: the JSON Schema of the values the reading code accepts (null: any)
+  // Changes only the time axis (when things happen: bandwidths, latencies, speeds, prices), never what the
+  // nodes compute; with every key inside it. Learning-affecting otherwise (the default).
+  bool only_timing = false;
+  nlohmann::json shape;  // Type::any: the JSON Schema of the values the reading code accepts (null: any)
   // Type::bandwidth, duration, speed: a plain number (in bytes/s, s or flop/s) is accepted too. Only for
   // files that programs write (device profiles); in what people write, 10000000000 could be bits or bytes per
   // second, and 0.5 seconds or milliseconds, so a number other than 0 is refused there.
@@ -94,14 +97,18 @@ struct Key {
     optional = false;
     return *this;
   }
+  // Declares the key (and everything inside it) timing-only: see only_timing.
+  Key& timing_only() {
+    only_timing = true;
+    return *this;
+  }
   Key& shaped(nlohmann::json schema) {
     shape = std::move(schema);
     return *this;
   }
-  Key& needing(std::vector<std::string> capabilities) {
-    capability = std::move(capabilities);
-    return *this;
-  }
+  // Only kinds of the key's family that have these capabilities (names the family knows; std::logic_error
+  // otherwise).
+  Key& needing(std::vector<std::string> capabilities);
 
   bool has_default() const { return !fallback.is_null(); }
   bool required() const { return fallback.is_null() && computed.empty() && !optional; }
@@ -143,15 +150,26 @@ struct Object {
   const Key* find(std::string_view key) const;
 };
 
-// One kind of a Family: its name, help, keys and capabilities (what the rest of the program may ask of it,
-// e.g. "fires_triggers", "convex"), and example objects of it that tests, fuzz targets and benchmarks iterate
-// (so that a new kind is exercised everywhere without a second list).
+// A fact the rest of the program may ask of a Family's kinds without knowing them ("fires_triggers",
+// "convex"), with one line of help. A Family declares the ones it knows; a kind that declares, or code that
+// asks for, a name its family does not know is a bug (std::logic_error at start-up or at the first question),
+// so a typo never reads as false.
+struct Capability {
+  std::string name;
+  std::string help;
+};
+
+// One kind of a Family: its name, help, keys and capabilities (names its family knows), and example objects
+// of it that tests, fuzz targets and benchmarks iterate (so that a new kind is exercised everywhere without a
+// second list).
 struct Kind {
   std::string name;
   std::string help;
   std::vector<Key> keys;
   std::vector<std::string> capabilities;
   std::vector<nlohmann::json> examples = {};
+  const Family* family = nullptr;  // set when the kind registers
+  // Throws std::logic_error for a capability its family does not know.
   bool has(std::string_view capability) const;
   const Key* find(std::string_view key) const;
 };
@@ -168,8 +186,10 @@ struct Shorthand {
 class Family {
  public:
   // `default_kind`: the kind of an object without the discriminator (empty: the discriminator is required).
+  // `capabilities`: the capability names its kinds may declare.
   Family(std::string name, std::string discriminator, std::string help, std::vector<Key> common = {},
-         std::optional<Shorthand> shorthand = std::nullopt, std::string default_kind = {});
+         std::optional<Shorthand> shorthand = std::nullopt, std::string default_kind = {},
+         std::vector<Capability> capabilities = {});
   Family(const Family&) = delete;
   Family& operator=(const Family&) = delete;
   virtual ~Family() = default;
@@ -180,7 +200,11 @@ class Family {
   const std::vector<Key>& common() const { return common_; }
   const std::optional<Shorthand>& shorthand() const { return shorthand_; }
   const std::string& default_kind() const { return default_kind_; }
-  // Every kind, sorted by name; or those having `capability`.
+  const std::vector<Capability>& capabilities() const { return capabilities_; }
+  bool knows(std::string_view capability) const;
+  // Throws std::logic_error naming the family and what it knows, unless it knows `capability`.
+  void require_known(std::string_view capability) const;
+  // Every kind, sorted by name; or those having `capability` (one the family knows).
   std::vector<const Kind*> kinds(std::string_view capability = {}) const;
   std::vector<std::string> kind_names(std::string_view capability = {}) const;
   const Kind* find(std::string_view kind) const;
@@ -193,6 +217,7 @@ class Family {
   std::vector<Key> common_;
   std::optional<Shorthand> shorthand_;
   std::string default_kind_;
+  std::vector<Capability> capabilities_;
   std::map<std::string, Kind, std::less<>> kinds_;
 };
 
@@ -226,6 +251,16 @@ std::vector<const Family*> families_under(const Object& root);
 // default kinds); nullptr when no such key is declared there. Tools use it to learn a key's type and unit
 // instead of knowing scenario internals.
 const Key* find_key(const Object& root, const nlohmann::json& document, std::string_view dotted);
+
+// The kinds an object of `family` chooses: its own, then those of the Family objects among its keys,
+// recursively (an algorithm: the protocol kind, its learning-rate schedule, its compressor, its
+// collective, ...). Tools ask them for capabilities without knowing the kinds.
+std::vector<const Kind*> chosen_kinds(const Family& family, const nlohmann::json& value);
+
+// Whether the key at a dotted path of a document of `root` (as for find_key) changes only simulated time:
+// it, or a key that contains it, is declared timing_only(). False for a learning-affecting key and for a path
+// that declares no key.
+bool timing_only(const Object& root, const nlohmann::json& document, std::string_view dotted);
 
 // The dotted paths of every value in `document` whose key is declared a file path (keys::path), following the
 // kinds the document chooses.

@@ -21,6 +21,11 @@ double topology_bytes(std::size_t nodes, double edges) {
   return per_edge * edges + per_node * static_cast<double>(nodes);
 }
 
+MemoryParts memory_parts(const Topology& topology) {
+  return {{"topology and SimGrid platform",
+           topology_bytes(topology.nodes, static_cast<double>(topology.edges.size()))}};
+}
+
 void require_topology_memory(const Spec& spec, std::size_t nodes, double edges) {
   require_memory({{"topology (" + std::to_string(static_cast<long long>(edges)) + " edges)",
                    topology_bytes(nodes, edges)}},

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/memory_limit.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/topology.hpp"
 
@@ -28,6 +29,8 @@ std::string describe_components(const Topology& topology);
 // links and routes (measured, rounded up). Scenario validation adds it to its memory estimate; generators of
 // dense graphs check it before drawing a single edge.
 double topology_bytes(std::size_t nodes, double edges);
+// The topology's part of a run's memory estimate: topology_bytes of its nodes and edges.
+MemoryParts memory_parts(const Topology& topology);
 // Throws InputError (naming `spec`'s "nodes") when topology_bytes alone exceeds the memory limit.
 void require_topology_memory(const Spec& spec, std::size_t nodes, double edges);
 

@@ -15,11 +15,14 @@ keys::Registry<TopologyFactory>& topologies() {
 std::vector<keys::Key> network_keys() {
   return {
       keys::variant("topology", topologies(), "The graph.").must_be_given(),
-      keys::object("link", link_keys(), "Bandwidth and latency of every link, unless varied below."),
+      keys::object("link", link_keys(), "Bandwidth and latency of every link, unless varied below.")
+          .timing_only(),
       keys::object("heterogeneity", heterogeneity_keys(),
-                   "Random spread of every link's bandwidth and latency."),
+                   "Random spread of every link's bandwidth and latency.")
+          .timing_only(),
       keys::objects("overrides", override_keys(),
-                    "Per-edge or per-node bandwidth/latency, applied in order after heterogeneity."),
+                    "Per-edge or per-node bandwidth/latency, applied in order after heterogeneity.")
+          .timing_only(),
   };
 }
 

@@ -94,9 +94,8 @@ class Compressor {
 };
 
 // The compressor kinds. Each registers itself from its own file with its keys, a factory that reads them from
-// a Spec (positioned on the compressor object, kind already read) and capabilities: "sparsifier" (selects
-// coordinates; first stage of `compose`), "codes_values" (codes a vector's values; second stage of
-// `compose`).
+// a Spec (positioned on the compressor object, kind already read) and capabilities (the family declares the
+// names it knows, with their help: sparsifier, codes_values, sign_votes).
 using CompressorFactory = std::function<std::unique_ptr<Compressor>(Spec&)>;
 keys::Registry<CompressorFactory>& compressors();
 

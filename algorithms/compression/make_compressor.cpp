@@ -11,7 +11,12 @@ namespace sgdsim::compression {
 keys::Registry<CompressorFactory>& compressors() {
   static keys::Registry<CompressorFactory> family(
       "compressor", "kind",
-      "How a message's vector becomes bytes on the wire (docs/compression.md has every wire format).");
+      "How a message's vector becomes bytes on the wire (docs/compression.md has every wire format).", {},
+      std::nullopt, {},
+      {{"sparsifier", "Selects coordinates: the first stage of `compose`."},
+       {"codes_values", "Codes a vector's values: the second stage of `compose`."},
+       {"sign_votes",
+        "Messages decode to ±1 per coordinate, so data-parallel workers may take their majority vote."}});
   return family;
 }
 

@@ -41,6 +41,12 @@ std::vector<Model::Shape> MlpModel::tensor_shapes() const {
 // Multiply-add = 2 flops, exp/log = 1. Layer n -> m: forward 2nm + m, backward dW 2nm and db m, and except
 // for the first layer the input gradient 2nm. Hidden layers add m for ReLU forward and m for its mask
 // backward; the output adds 4K + 1 for softmax and loss and K for p - onehot(y).
+double MlpModel::hidden_floats_per_sample() const {
+  double floats = 0;  // every hidden layer's activations and their gradients
+  for (std::size_t l = 1; l + 1 < widths_.size(); ++l) floats += 2 * static_cast<double>(widths_[l]);
+  return floats;
+}
+
 double MlpModel::flops_per_sample() const {
   double flops = 0;
   const std::size_t layers = offsets_.size();

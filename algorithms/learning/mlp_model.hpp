@@ -21,6 +21,7 @@ class MlpModel final : public BlockModel<MlpModel> {
   // layer, zero biases; draws in parameter order.
   void initialize(std::span<float> params, Rng& rng) const override;
   double flops_per_sample() const override;
+  double hidden_floats_per_sample() const override;
   // Per layer W_l (out × in), then b_l.
   std::vector<Shape> tensor_shapes() const override;
   std::vector<std::size_t> tensor_sizes() const override { return sizes_of(tensor_shapes()); }

@@ -11,7 +11,10 @@ keys::Registry<ModelFactory>& models() {
       "model", "kind", "The model every node trains: one flat parameter vector, its loss and gradient.",
       {keys::number("l2", "Weight of the l2 regulariser (l2 / 2) ||θ||², part of the loss.")
            .fallback_to(1e-4)
-           .at_least(0)});
+           .at_least(0)},
+      std::nullopt, {},
+      {{"convex", "A unique optimum f*: the trace may have a suboptimality column."},
+       {"needs_class_labels", "Classifies: the data must have class labels."}});
   return family;
 }
 

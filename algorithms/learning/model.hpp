@@ -38,6 +38,9 @@ class Model {
                               std::span<const std::size_t> subset = {}) const = 0;
   // Floating-point operations for forward + backward of one sample.
   virtual double flops_per_sample() const = 0;
+  // Floats per sample it keeps while computing a minibatch's gradient beyond the input features and the
+  // outputs (hidden activations and their gradients), for the memory estimate (footprint.hpp).
+  virtual double hidden_floats_per_sample() const { return 0; }
 
   // The sizes of the parameter tensors (weight matrices, biases, convolution kernels, ...) in their order in
   // the flat vector; they add up to dimension(). Per-tensor bucketing uses them so that no bucket spans two
@@ -92,8 +95,8 @@ class Model {
   }
 };
 
-// The model kinds. Each registers itself from its own file with its keys and capabilities: "convex" (a unique
-// optimum f*, so a suboptimality column), "needs_class_labels" (classification data only). `base_dir` is the
+// The model kinds. Each registers itself from its own file with its keys and capabilities (convex,
+// needs_class_labels: the family declares them with their help). `base_dir` is the
 // scenario file's folder, against which relative file paths (a TorchScript module) resolve.
 using ModelFactory =
     std::function<std::unique_ptr<Model>(Spec&, const Dataset& train, const std::string& base_dir)>;

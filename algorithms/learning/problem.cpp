@@ -17,7 +17,11 @@ keys::Registry<DatasetFactory>& datasets() {
            .fallback_to(32)
            .between(1, 1 << 24),
        keys::object("augment", augment_keys(),
-                    "Data augmentation of every training minibatch (image data only); none by default.")});
+                    "Data augmentation of every training minibatch (image data only); none by default.")},
+      std::nullopt, {},
+      {{"suboptimality_by_default",
+        "Its optimum is cheap to solve exactly: with a convex model the trace's suboptimality column is on "
+        "unless eval says otherwise."}});
   return family;
 }
 

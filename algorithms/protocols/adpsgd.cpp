@@ -214,8 +214,11 @@ const bool registered = protocols().add(
      "the whole network; fast nodes take more of them.",
      Encoders::keys("The compressor of the models exchanged by the pairwise averages (fp32 by default).",
                     nlohmann::json{{"kind", "none"}}),
-     {"survives_failures"}},
-    [](Spec& spec, const Environment& environment) { return std::make_unique<Adpsgd>(spec, environment); });
+     {"survives_failures", "time_dependent"}},
+    {.build = [](Spec& spec,
+                 const Environment& environment) { return std::make_unique<Adpsgd>(spec, environment); },
+     // x_i, x̃_i of the request in flight, the waiting gradient, the Δ of a reply on its way, and one message.
+     .vectors_per_node = [](const nlohmann::json&, double) { return 5.0; }});
 }  // namespace
 
 }  // namespace sgdsim::protocols

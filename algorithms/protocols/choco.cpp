@@ -1,5 +1,6 @@
 #include "algorithms/protocols/choco.hpp"
 
+#include "algorithms/protocols/footprint.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -53,7 +54,9 @@ const bool registered = protocols().add(
      "CHOCO-SGD (Koloskova et al. 2019): compressed gossip of model differences against public copies x̂.",
      choco_keys(),
      {"survives_failures"}},
-    [](Spec& spec, const Environment& environment) { return std::make_unique<Choco>(spec, environment); });
+    {.build = [](Spec& spec,
+                 const Environment& environment) { return std::make_unique<Choco>(spec, environment); },
+     .vectors_per_node = gossip_vectors_per_node});
 }  // namespace
 
 }  // namespace sgdsim::protocols

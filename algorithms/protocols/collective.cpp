@@ -166,9 +166,13 @@ void require_fp32(const CollectiveSetup& setup, const std::string& collective) {
 }
 
 keys::Registry<CollectiveFactory>& collectives() {
-  static keys::Registry<CollectiveFactory> family("collective", "kind",
-                                                  "How data-parallel workers average their encoded vectors.",
-                                                  {}, keys::Shorthand{keys::Type::string, "", ""});
+  static keys::Registry<CollectiveFactory> family(
+      "collective", "kind", "How data-parallel workers average their encoded vectors.", {},
+      keys::Shorthand{keys::Type::string, "", ""}, {},
+      {{"survives_failures", "Averages what arrived when messages are lost (network.receive_timeout > 0)."},
+       {"time_dependent",
+        "Its average depends on simulated time (e.g. it sums in arrival order), and so does the run that "
+        "uses it."}});
   return family;
 }
 

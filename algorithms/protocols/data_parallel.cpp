@@ -90,9 +90,19 @@ const bool registered = protocols().add(
      "is averaged by a collective and every replica takes the same step.",
      data_parallel_keys(),
      {"survives_failures"}},
-    [](Spec& spec, const Environment& environment) {
-      return std::make_unique<DataParallel>(spec, environment);
-    });
+    {.build =
+         [](Spec& spec, const Environment& environment) {
+           return std::make_unique<DataParallel>(spec, environment);
+         },
+     // x_i, the average, the own decoded gradient, the collective's scratch and a message.
+     .vectors_per_node = [](const nlohmann::json&, double) { return 5.0; },
+     .averaged_gradient = [](const nlohmann::json& algorithm) -> AveragedGradient {
+       if (algorithm["aggregate"] != "mean" || algorithm["memory"]["kind"] != "none")
+         return {
+             nullptr,
+             "measures the mean of the decoded gradients; it needs aggregate \"mean\" and memory \"none\""};
+       return {algorithm["compressor"], ""};
+     }});
 }  // namespace
 
 }  // namespace sgdsim::protocols

@@ -107,7 +107,10 @@ const bool registered = protocols().add(
           .fallback_to("adapt_then_combine"),
       topology::weights_key()},
      {"survives_failures"}},
-    [](Spec& spec, const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); });
+    {.build = [](Spec& spec,
+                 const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); },
+     // x_i, its mixed model, and every neighbour's fp32 model in flight.
+     .vectors_per_node = [](const nlohmann::json&, double degree) { return 2 + degree; }});
 }  // namespace
 
 }  // namespace sgdsim::protocols

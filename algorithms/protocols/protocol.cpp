@@ -12,14 +12,29 @@ keys::Registry<ProtocolFactory>& protocols() {
       {keys::integer("steps", "Training steps (iterations) of every node.").at_least(1),
        keys::variant("lr", learning::learning_rates(), "The learning rate η_t."),
        keys::object("optimizer", optimizer_keys(),
-                    "The local optimizer (momentum, weight decay); plain SGD by default.")});
+                    "The local optimizer (momentum, weight decay); plain SGD by default.")},
+      std::nullopt, {},
+      {{"fires_triggers", "Sends only when an event trigger fires: the trace's triggers column counts them."},
+       {"survives_failures",
+        "Handles a missing message as docs/protocols.md says, so it may run with network.receive_timeout > "
+        "0."},
+       {"time_dependent",
+        "What its nodes compute depends on simulated time (e.g. the order in which messages arrive), not "
+        "only "
+        "on the scenario's learning keys: a run cannot be re-timed under other timing settings."}});
   return family;
 }
 
 std::unique_ptr<Protocol> make_protocol(Spec& spec, const Environment& environment) {
-  auto protocol = protocols().factory(spec.kind_name())(spec, environment);
+  auto protocol = protocols().factory(spec.kind_name()).build(spec, environment);
   spec.finish();
   return protocol;
+}
+
+bool time_dependent(const nlohmann::json& algorithm) {
+  for (const keys::Kind* kind : keys::chosen_kinds(protocols(), algorithm))
+    if (kind->family->knows("time_dependent") && kind->has("time_dependent")) return true;
+  return false;
 }
 
 }  // namespace sgdsim::protocols

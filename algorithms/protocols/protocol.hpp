@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "algorithms/learning/augment.hpp"
 #include "algorithms/learning/dataset.hpp"
@@ -73,13 +76,38 @@ class Protocol {
   }
 };
 
-// The protocol kinds (the scenario's "algorithm"). Each registers itself from its own file with its keys and
-// capabilities ("fires_triggers": its trace has a triggers column that means something; "survives_failures":
-// it handles a missing message as docs/protocols.md says, so it may run on a network that fails).
-using ProtocolFactory = std::function<std::unique_ptr<Protocol>(Spec&, const Environment&)>;
+// Vectors of d floats one node holds at its peak for a protocol (its models and copies, messages in flight
+// counted as fp32), for the memory estimate (footprint.hpp). Given the algorithm object before it is
+// validated (read it leniently: anything unexpected means the general case) and the graph's mean degree.
+using VectorsPerNode = std::function<double(const nlohmann::json& algorithm, double mean_degree)>;
+
+// The averaged minibatch gradient ĝ = (1/n) Σ_i decode(encode(g_i)) that a data-parallel kind applies, which
+// the estimator-variance columns (eval.variance_draws) measure: the compressor object of the workers'
+// gradients, or (compressor null) why the kind's settings apply something else.
+struct AveragedGradient {
+  nlohmann::json compressor;
+  std::string why_not;
+};
+using AveragedGradientOf = std::function<AveragedGradient(const nlohmann::json& resolved_algorithm)>;
+
+// What a protocol kind registers besides its declaration (keys::Kind, with its capabilities): how to build
+// it, and the facts the rest of the program asks of it without knowing it.
+struct ProtocolFactory {
+  std::function<std::unique_ptr<Protocol>(Spec&, const Environment&)> build;
+  VectorsPerNode vectors_per_node;
+  AveragedGradientOf averaged_gradient = {};  // empty: the kind has no such estimator
+};
+
+// The protocol kinds (the scenario's "algorithm"). Each registers itself from its own file with its keys,
+// its capabilities (the family declares the names it knows, with their help: fires_triggers,
+// survives_failures, time_dependent) and its ProtocolFactory.
 keys::Registry<ProtocolFactory>& protocols();
 
 // Builds the protocol of a Spec of the protocol family (kind already read), finishing it.
 std::unique_ptr<Protocol> make_protocol(Spec& algorithm, const Environment& environment);
+
+// Whether a run of this algorithm (its resolved object) depends on simulated time: its kind, or a kind it
+// chooses (a collective), has the capability "time_dependent". Such a run cannot be re-timed exactly.
+bool time_dependent(const nlohmann::json& algorithm);
 
 }  // namespace sgdsim::protocols

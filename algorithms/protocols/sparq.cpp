@@ -1,5 +1,6 @@
 #include "algorithms/protocols/sparq.hpp"
 
+#include "algorithms/protocols/footprint.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -75,7 +76,9 @@ const bool registered = protocols().add(
      "SPARQ-SGD (Singh et al.): local steps, then compressed gossip only when the event trigger fires.",
      sparq_keys(),
      {"fires_triggers", "survives_failures"}},
-    [](Spec& spec, const Environment& environment) { return std::make_unique<Sparq>(spec, environment); });
+    {.build = [](Spec& spec,
+                 const Environment& environment) { return std::make_unique<Sparq>(spec, environment); },
+     .vectors_per_node = gossip_vectors_per_node});
 }  // namespace
 
 }  // namespace sgdsim::protocols

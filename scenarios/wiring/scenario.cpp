@@ -10,10 +10,11 @@
 #include <sstream>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/learning/footprint.hpp"
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
 #include "algorithms/protocols/encoders.hpp"
-#include "algorithms/protocols/local_step.hpp"
+#include "algorithms/protocols/footprint.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/memory_limit.hpp"
@@ -21,6 +22,7 @@
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
+#include "observation/footprint.hpp"
 #include "observation/links.hpp"
 #include "observation/timeline.hpp"
 #include "scenarios/wiring/run_summary.hpp"
@@ -44,58 +46,12 @@ std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, 
   return all;
 }
 
-// Vectors of d floats each node holds for its protocol, messages in flight included (fp32 for D-PSGD, one
-// compressed vector at a time, counted as fp32, for the others). Rough on purpose: it must catch the
-// scenarios that would need tens of gigabytes, not predict the last megabyte.
-double vectors_per_node(const nlohmann::json& algorithm, double degree) {
-  // Read before the algorithm is validated: anything unexpected falls back to the general case.
-  const auto kind_it = algorithm.find("kind");
-  const std::string kind =
-      kind_it != algorithm.end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
-  const auto verify = algorithm.find("verify_copies");
-  if (kind == "dpsgd") return 2 + degree;
-  if (kind == "choco" || kind == "sparq")
-    return 4 + (verify != algorithm.end() && *verify == true ? degree : 0);
-  if (kind == "data_parallel") return 5;
-  return 4;
-}
-
-MemoryParts estimate_memory(const nlohmann::json& model, const nlohmann::json& algorithm,
-                            const topology::Topology& topology, const learning::Problem& problem,
-                            std::size_t dimension, std::size_t batch_size, bool optimum) {
-  const auto n = static_cast<double>(topology.nodes);
-  const auto d = static_cast<double>(dimension);
-  const double degree = 2.0 * static_cast<double>(topology.edges.size()) / std::max(1.0, n);
-  const auto data_bytes = [](const learning::Dataset& set) {
-    return static_cast<double>(set.sample_bytes()) +
-           static_cast<double>(set.samples()) * (sizeof(std::int32_t) + sizeof(float));
-  };
-  // A minibatch is gathered into a batch x features matrix; an MLP keeps every layer's activations and their
-  // gradients for it.
-  double per_sample = static_cast<double>(problem.train.dimension()) + std::max(problem.train.classes, 1);
-  if (model.is_object() && model.contains("hidden") && model["hidden"].is_array()) {
-    for (const auto& width : model["hidden"])
-      if (width.is_number()) per_sample += 2 * width.get<double>();
-  }
-  MemoryParts parts = {
-      {"topology and SimGrid platform",
-       topology::topology_bytes(topology.nodes, static_cast<double>(topology.edges.size()))},
-      {"data sets", data_bytes(problem.train) + data_bytes(problem.test)},
-      {"node models and messages (" + std::to_string(topology.nodes) + " nodes x " +
-           std::to_string(static_cast<long long>(vectors_per_node(algorithm, degree))) + " vectors x " +
-           std::to_string(dimension) + " floats)",
-       n * vectors_per_node(algorithm, degree) * d * sizeof(float)},
-      {"minibatch buffers (batch_size " + std::to_string(batch_size) + ")",
-       static_cast<double>(batch_size) * (per_sample * sizeof(float) + sizeof(std::size_t))},
-      {"gradients in flight (up to " + std::to_string(protocols::LocalStep::max_in_flight) +
-           " at once: a model and a gradient each)",
-       std::min(n, static_cast<double>(protocols::LocalStep::max_in_flight)) * 2 * d * sizeof(float)},
-      // The observer's running means (double) of up to a few steps in progress, and the averaged model.
-      {"evaluation", 3 * d * sizeof(double)},
-  };
-  // L-BFGS keeps 10 pairs of double vectors; Newton (d <= 200) a (d + 1)^2 Hessian.
-  if (optimum) parts.push_back({"optimum solver", 24 * d * sizeof(double)});
-  return parts;
+// The protocol kinds that declare an averaged-gradient estimator (eval.variance_draws measures it).
+std::string averaged_gradient_kinds() {
+  std::string kinds;
+  for (const std::string& kind : protocols::protocols().kind_names())
+    if (protocols::protocols().factory(kind).averaged_gradient) kinds += (kinds.empty() ? "" : ", ") + kind;
+  return kinds;
 }
 
 }  // namespace
@@ -111,11 +67,13 @@ const keys::Object& scenario_keys() {
        keys::integer("train_subset", "Evaluate the training loss on this many samples drawn once (0: all).")
            .fallback_to(0)
            .at_least(0),
-       keys::integer("variance_draws",
-                     "data_parallel only: add the columns sampling_variance and estimator_variance, the "
-                     "normalised variance ||ĝ − g||² / ||g||² of the workers' averaged minibatch gradient ĝ "
-                     "without and with the compressor, against the gradient g on `variance_samples` samples, "
-                     "each the mean over this many fresh draws of one minibatch per worker (0: off).")
+       keys::integer(
+           "variance_draws",
+           averaged_gradient_kinds() +
+               " only: add the columns sampling_variance and estimator_variance, the "
+               "normalised variance ||ĝ − g||² / ||g||² of the workers' averaged minibatch gradient ĝ "
+               "without and with the compressor, against the gradient g on `variance_samples` samples, "
+               "each the mean over this many fresh draws of one minibatch per worker (0: off).")
            .fallback_to(0)
            .at_least(0),
        keys::integer("variance_samples",
@@ -172,16 +130,17 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
 
   Spec model = root.variant("model");
   model_ = learning::make_model(model, problem_.train, base_dir);
+  Spec algorithm = root.variant("algorithm");
   {
     // Refuse what would not fit before the protocol allocates its per-node vectors (std::bad_alloc after
-    // gigabytes otherwise).
-    const nlohmann::json algorithm = document.is_object() && document.contains("algorithm")
-                                         ? document["algorithm"]
-                                         : nlohmann::json::object();
-    memory_ =
-        estimate_memory(resolved_["model"], algorithm.is_object() ? algorithm : nlohmann::json::object(),
-                        topology_, problem_, model_->dimension(), batch_size,
-                        data.kind()->has("suboptimality_by_default") && model.kind()->has("convex"));
+    // gigabytes otherwise). Each layer states its own part.
+    const nlohmann::json& given = document.at("algorithm");  // an object: its kind was read
+    memory_ = topology::memory_parts(topology_);
+    const bool optimum = data.kind()->has("suboptimality_by_default") && model.kind()->has("convex");
+    for (auto parts : {learning::memory_parts(problem_, *model_, batch_size, optimum),
+                       protocols::memory_parts(*algorithm.kind(), given, topology_, model_->dimension()),
+                       observation::memory_parts(model_->dimension())})
+      memory_.insert(memory_.end(), parts.begin(), parts.end());
     require_memory(memory_, origin);
   }
   environment_.topology = &topology_;
@@ -200,7 +159,6 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
     for (auto& state : node_states_) model_->initialize_state(state);
     environment_.states = &node_states_;
   }
-  Spec algorithm = root.variant("algorithm");
   if (environment_.lossy && !algorithm.kind()->has("survives_failures"))
     algorithm.fail("kind",
                    "\"" + algorithm.kind_name() +
@@ -216,7 +174,8 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   const bool convex = model.kind()->has("convex");
   solve_optimum_ = eval.boolean("suboptimality", data.kind()->has("suboptimality_by_default") && convex);
   if (solve_optimum_ && !convex)
-    eval.fail("suboptimality", "needs a convex model (logistic, linear, softmax)");
+    eval.fail("suboptimality",
+              "needs a convex model (" + quoted_list(learning::models().kind_names("convex")) + ")");
   const auto subset = static_cast<std::size_t>(eval.integer("train_subset"));
   if (subset > problem_.train.samples()) {
     eval.fail("train_subset", "asks for " + std::to_string(subset) + " samples but the training set has " +
@@ -228,27 +187,31 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   root.finish();
 }
 
+bool Scenario::time_dependent() const {
+  return protocols::time_dependent(resolved_["algorithm"]) || network_.dynamics.receive_timeout > 0;
+}
+
 void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::size_t batch_size) {
   const auto draws = static_cast<std::size_t>(eval.integer("variance_draws"));
   const auto samples = static_cast<std::size_t>(
       eval.integer("variance_samples", static_cast<std::int64_t>(observer_options_.train_subset.size())));
   if (draws == 0) return;
-  if (algorithm_ != "data_parallel")
-    eval.fail("variance_draws", "measures data-parallel SGD's averaged gradient; \"" + algorithm_ +
-                                    "\" has no such estimator (use data_parallel, or 0)");
-  if (algorithm["aggregate"] != "mean" || algorithm["memory"]["kind"] != "none")
-    eval.fail("variance_draws",
-              "measures the mean of the decoded gradients; it needs aggregate \"mean\" and memory \"none\"");
+  const protocols::AveragedGradientOf& estimator =
+      protocols::protocols().factory(algorithm_).averaged_gradient;
+  if (!estimator)
+    eval.fail("variance_draws", "measures an averaged minibatch gradient; \"" + algorithm_ +
+                                    "\" has no such estimator (use " + averaged_gradient_kinds() + ", or 0)");
+  const protocols::AveragedGradient averaged = estimator(algorithm);
+  if (averaged.compressor.is_null()) eval.fail("variance_draws", averaged.why_not);
   if (samples > problem_.train.samples())
     eval.fail("variance_samples", "asks for " + std::to_string(samples) +
                                       " samples but the training set has " +
                                       std::to_string(problem_.train.samples()) + " (0 means all)");
-  auto compressor =
-      compression::make_compressor(algorithm["compressor"].dump(), eval.where("variance_draws"));
+  auto compressor = compression::make_compressor(averaged.compressor.dump(), eval.where("variance_draws"));
   compressor->use_layout(protocols::model_layout(*model_));
   if (compressor->make_state(model_->dimension()))
     eval.fail("variance_draws", "measures one-shot encodings; the compressor \"" +
-                                    algorithm["compressor"]["kind"].get<std::string>() +
+                                    averaged.compressor["kind"].get<std::string>() +
                                     "\" keeps state from one message to the next");
   observation::VarianceSetup setup;
   setup.model = model_.get();

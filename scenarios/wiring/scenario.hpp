@@ -44,6 +44,10 @@ class Scenario {
   const learning::Model& model() const { return *model_; }
   std::size_t dimension() const { return model_->dimension(); }
   const std::string& algorithm() const { return algorithm_; }
+  // Whether what the nodes compute depends on simulated time: the protocol (or a kind it chooses, such as
+  // its collective) declares "time_dependent", or receives may time out (network.receive_timeout > 0). Such a
+  // run cannot be re-timed exactly under other timing settings.
+  bool time_dependent() const;
   const std::vector<learning::Shard>& shards() const { return shards_; }
   // For in-process protocol tests that drive the nodes through another Port and probe.
   protocols::Environment& environment() { return environment_; }

@@ -35,15 +35,19 @@ const keys::Object& compute_keys() {
         "How fast the simulated hosts do each kind of work: model math at host_speed, the rest priced by a "
         "device profile (docs/compute.md).",
         {keys::speed("host_speed", "Speed of every host for model math (forward and backward passes).")
-             .computed_default("the profile's host_speed"),
+             .computed_default("the profile's host_speed")
+             .timing_only(),
          keys::path("profile", "A device profile (JSON, as written by `sgdsim calibrate`).")
-             .computed_default("the bundled profile, profiles/default.json"),
+             .computed_default("the bundled profile, profiles/default.json")
+             .timing_only(),
          keys::bandwidth("memory_bandwidth", "Overrides the profile's memory bandwidth (vector arithmetic).")
-             .computed_default("the profile's memory_bandwidth"),
+             .computed_default("the profile's memory_bandwidth")
+             .timing_only(),
          keys::any("codecs", codecs_help() + " Entries override the profile's, one throughput at a time.")
              .shaped(codecs_shape(true))
-             .computed_default("the profile's codecs"),
-         keys::object("charge", charge, "Which kinds of work cost simulated time.")}};
+             .computed_default("the profile's codecs")
+             .timing_only(),
+         keys::object("charge", charge, "Which kinds of work cost simulated time.").timing_only()}};
     for (auto& key : compute_dynamics_keys()) o.keys.push_back(std::move(key));
     return o;
   }();

@@ -230,10 +230,14 @@ void read_failures(Spec& parent, std::uint64_t seed, std::vector<std::vector<Pro
 std::vector<keys::Key> network_dynamics_keys() {
   return {
       keys::objects("dynamics", link_dynamics_object(), "Time-varying link bandwidth and latency.")
-          .fallback_to(nlohmann::json::array()),
+          .fallback_to(nlohmann::json::array())
+          .timing_only(),
       keys::objects("failures", link_failure_object(), "Link failures.").fallback_to(nlohmann::json::array()),
       keys::objects("background", background_object(), "Competing traffic.")
-          .fallback_to(nlohmann::json::array()),
+          .fallback_to(nlohmann::json::array())
+          .timing_only(),
+      // Failures and the receive timeout change what is learned (lost messages, skipped averages): not
+      // timing-only.
       keys::duration("receive_timeout",
                      "Simulated seconds a receive waits before giving up (a lost message, a node or link "
                      "down); 0: forever. Must be > 0 when anything can fail.")
@@ -241,9 +245,11 @@ std::vector<keys::Key> network_dynamics_keys() {
 }
 
 std::vector<keys::Key> compute_dynamics_keys() {
-  return {keys::object("speed_spread", speed_spread_object(), "Per-node speed factors drawn from the seed."),
+  return {keys::object("speed_spread", speed_spread_object(), "Per-node speed factors drawn from the seed.")
+              .timing_only(),
           keys::objects("stragglers", straggler_object(), "Slower nodes and speed profiles.")
-              .fallback_to(nlohmann::json::array()),
+              .fallback_to(nlohmann::json::array())
+              .timing_only(),
           keys::objects("failures", node_failure_object(), "Node failures.")
               .fallback_to(nlohmann::json::array())};
 }

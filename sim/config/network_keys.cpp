@@ -14,7 +14,8 @@ const keys::Object& network_keys() {
         keys::choice("model", {"ideal", "tcp"},
                      "\"ideal\": latency + bytes / bandwidth per hop with fair sharing (SimGrid CM02, "
                      "no cross-traffic, no TCP window cap); \"tcp\": SimGrid's calibrated LV08.")
-            .fallback_to("ideal"));
+            .fallback_to("ideal")
+            .timing_only());
     o.keys.push_back(
         keys::integer("header_bytes",
                       "Header bytes added to a message's simulated size: once per message when mtu is 0, "
@@ -22,7 +23,8 @@ const keys::Object& network_keys() {
                       "papers count.")
             .fallback_to(0)
             .between(0, 1 << 30)
-            .in_unit("bytes"));
+            .in_unit("bytes")
+            .timing_only());
     o.keys.push_back(
         keys::integer("mtu",
                       "Bytes of one segment on the wire, headers included; a message of P payload bytes "
@@ -31,7 +33,8 @@ const keys::Object& network_keys() {
                       "1500-byte IP packet; docs/network.md).")
             .fallback_to(0)
             .between(0, 1 << 30)
-            .in_unit("bytes"));
+            .in_unit("bytes")
+            .timing_only());
     for (auto& key : network_dynamics_keys()) o.keys.push_back(std::move(key));
     return o;
   }();

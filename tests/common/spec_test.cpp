@@ -75,7 +75,7 @@ TEST_CASE("open bounds, undeclared reads and keys that do not apply") {
 
 TEST_CASE("a family object: kind with did-you-mean, shorthand and default kind") {
   keys::Registry<int> family("thing", "kind", "", {keys::integer("common", "").fallback_to(1)},
-                             keys::Shorthand{keys::Type::number, "a", "x"}, "a");
+                             keys::Shorthand{keys::Type::number, "a", "x"}, "a", {{"cap", "A capability."}});
   family.add({"a", "", {keys::number("x", "").fallback_to(0.5)}, {"cap"}}, 1);
   family.add({"bee", "", {keys::integer("y", "").fallback_to(2)}, {}}, 2);
   json resolved;
@@ -123,4 +123,25 @@ TEST_CASE("a plain number for a bandwidth, latency or speed is refused with its 
   CHECK(spec.bandwidth("measured") == 1.25e9);
   CHECK(spec.duration("zero") == 0);
   CHECK(spec.duration("fallback") == 0.5);
+}
+
+TEST_CASE("capability names are checked and a typo is a logic error rather than false") {
+  keys::Registry<int> family("thing", "kind", "", {}, std::nullopt, {},
+                             {{"convex", "A unique optimum."}, {"cheap", "Cheap to run."}});
+  family.add({"a", "", {}, {"convex"}}, 1);
+  family.add({"b", "", {}, {}}, 2);
+  // Registering a kind with a capability its family does not declare fails at start-up.
+  CHECK_THROWS_WITH(family.add({"c", "", {}, {"convx"}}, 3),
+                    Catch::Contains("\"convx\"") && Catch::Contains("convex, cheap"));
+  CHECK(family.find("c") == nullptr);
+  const keys::Kind& a = *family.find("a");
+  CHECK(a.has("convex"));
+  CHECK_FALSE(family.find("b")->has("convex"));
+  CHECK_FALSE(a.has("cheap"));
+  // Asking with a misspelt name is a bug of the asking code.
+  CHECK_THROWS_AS(a.has("convx"), std::logic_error);
+  CHECK_THROWS_AS(family.kinds("convx"), std::logic_error);
+  CHECK(family.kind_names("convex") == std::vector<std::string>{"a"});
+  CHECK_THROWS_AS(keys::variant("t", family, "").needing({"cheep"}), std::logic_error);
+  CHECK(keys::variant("t", family, "").needing({"cheap"}).capability == std::vector<std::string>{"cheap"});
 }
