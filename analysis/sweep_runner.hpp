@@ -7,7 +7,6 @@
 // interrupted attempt left.
 #include <cstddef>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,8 +52,5 @@ bool run_complete(const SweepLayout& layout, const std::string& id);
 // also holds when points/ is absent (runs/ copied together from shards): every value the point scenario sets
 // must be in resolved.json unchanged. (A key deleted from the base, whose default now applies, is not seen.)
 void check_runs_current(const Sweep& sweep, const SweepLayout& layout, const std::vector<SweepPoint>& points);
-
-// The first JSON path (under `path`) at which `given` sets a value that `resolved` does not hold, if any.
-std::optional<std::string> first_difference(const json& given, const json& resolved, const std::string& path);
 
 }  // namespace sgdsim::analysis

@@ -1,6 +1,6 @@
 #pragma once
 // The observation hook. A node hands its model to the probe at evaluation steps; the probe (the observer in
-// analysis/) costs no simulated time and no bits, and nothing it computes flows back into the protocol.
+// observation/) costs no simulated time and no bits, and nothing it computes flows back into the protocol.
 #include <array>
 #include <cstddef>
 #include <cstdint>
