@@ -6,9 +6,13 @@
 
 namespace sgdsim::observation {
 
-// The observer's running means (double) of up to a few steps in progress, and the averaged model.
-inline MemoryParts memory_parts(std::size_t dimension) {
-  return {{"evaluation", 3 * static_cast<double>(dimension) * sizeof(double)}};
+// The observer's running means (double) of up to a few steps in progress, the averaged model, and the models
+// of nodes that reach an evaluation step before the nodes below them (folded in node order; at most all but
+// one).
+inline MemoryParts memory_parts(std::size_t dimension, std::size_t nodes) {
+  const double d = static_cast<double>(dimension);
+  return {{"evaluation",
+           3 * d * sizeof(double) + static_cast<double>(nodes > 0 ? nodes - 1 : 0) * d * sizeof(float)}};
 }
 
 }  // namespace sgdsim::observation

@@ -30,6 +30,27 @@ bool Observer::wants(std::int64_t step) const {
 void Observer::observe(std::int64_t step, std::size_t node, std::span<const float> model,
                        const protocols::NodeStats& stats) {
   Pending& p = pending_[step];
+  latest_[node] = stats;
+  std::vector<float> state;
+  if (auto it = p.states.find(node); it != p.states.end()) {
+    state = std::move(it->second);
+    p.states.erase(it);
+  }
+  if (node != p.count) {
+    p.early[node] = Arrival{{model.begin(), model.end()}, std::move(state), stats};
+    return;
+  }
+  fold(p, model, state, stats);
+  for (auto it = p.early.begin(); it != p.early.end() && it->first == p.count; it = p.early.erase(it))
+    fold(p, it->second.model, it->second.state, it->second.stats);
+  if (p.count == nodes_) {
+    complete(step, p);
+    pending_.erase(step);
+  }
+}
+
+void Observer::fold(Pending& p, std::span<const float> model, std::span<const float> state,
+                    const protocols::NodeStats& stats) {
   if (p.mean.empty()) p.mean.assign(model.size(), 0.0);
   p.count += 1;
   const double weight = 1.0 / static_cast<double>(p.count);
@@ -38,32 +59,15 @@ void Observer::observe(std::int64_t step, std::size_t node, std::span<const floa
     p.mean[c] += delta * weight;
     p.spread += delta * (model[c] - p.mean[c]);
   }
-  p.total.payload_bytes += stats.payload_bytes;
-  p.total.wire_bytes += stats.wire_bytes;
-  p.total.messages += stats.messages;
-  p.total.triggers += stats.triggers;
-  p.total.lost += stats.lost;
-  p.total.timed_out += stats.timed_out;
-  p.total.compression_error += stats.compression_error;
-  p.total.compressions += stats.compressions;
-  p.time = std::max(p.time, stats.time);
-  double working = 0;
-  for (std::size_t w = 0; w < protocols::work_kinds; ++w) {
-    p.total.work_s[w] += stats.work_s[w];
-    working += stats.work_s[w];
+  if (!state.empty()) {
+    if (p.state_sum.empty()) p.state_sum.assign(state.size(), 0.0);
+    for (std::size_t c = 0; c < state.size(); ++c) p.state_sum[c] += state[c];
   }
-  p.waiting += stats.time - working;
-  latest_[node] = stats;
-  if (p.count == nodes_) {
-    complete(step, p);
-    pending_.erase(step);
-  }
+  p.sums.add(stats);
 }
 
-void Observer::observe_state(std::int64_t step, std::size_t, std::span<const float> state) {
-  Pending& p = pending_[step];
-  if (p.state_sum.empty()) p.state_sum.assign(state.size(), 0.0);
-  for (std::size_t c = 0; c < state.size(); ++c) p.state_sum[c] += state[c];
+void Observer::observe_state(std::int64_t step, std::size_t node, std::span<const float> state) {
+  pending_[step].states[node].assign(state.begin(), state.end());
 }
 
 void Observer::reached(std::int64_t step, std::size_t node) {
@@ -75,17 +79,12 @@ void Observer::complete(std::int64_t step, Pending& p) {
   std::vector<float> average(p.mean.begin(), p.mean.end());
   TraceRow row;
   row.step = step;
-  row.sim_time_s = p.time;
-  row.bits_sent = p.total.payload_bytes * 8;
-  row.bytes_on_wire = p.total.wire_bytes;
-  row.messages = p.total.messages;
-  if (options_.has_trigger) row.triggers = p.total.triggers;
+  const protocols::NodeStats& total = p.sums.total;
+  p.sums.fill_timing(row, nodes_);
+  if (options_.has_trigger) row.triggers = total.triggers;
   if (shape_.failures)
-    row.failures = TraceRow::Failures{p.total.lost, p.total.timed_out, options_.nodes_down(p.time)};
+    row.failures = TraceRow::Failures{total.lost, total.timed_out, options_.nodes_down(p.sums.time)};
   row.consensus_distance = p.spread / static_cast<double>(nodes_);
-  for (std::size_t w = 0; w < protocols::work_kinds; ++w)
-    row.work_s[w] = p.total.work_s[w] / static_cast<double>(nodes_);
-  row.communication_s = p.waiting / static_cast<double>(nodes_);
   std::vector<float> state(p.state_sum.size());
   for (std::size_t c = 0; c < state.size(); ++c)
     state[c] = static_cast<float>(p.state_sum[c] / static_cast<double>(nodes_));
@@ -102,10 +101,10 @@ void Observer::complete(std::int64_t step, Pending& p) {
     if (!std::isnan(test.accuracy)) row.test_accuracy = test.accuracy;
   }
   if (problem_.optimum && options_.train_subset.empty()) row.suboptimality = train.loss - *problem_.optimum;
-  const std::uint64_t compressions = p.total.compressions - last_compressions_;
+  const std::uint64_t compressions = total.compressions - last_compressions_;
   if (compressions > 0) {
     row.compression_error =
-        (p.total.compression_error - last_compression_error_) / static_cast<double>(compressions);
+        (total.compression_error - last_compression_error_) / static_cast<double>(compressions);
   }
   if (shape_.variance_draws) {
     row.variance.emplace();
@@ -114,10 +113,11 @@ void Observer::complete(std::int64_t step, Pending& p) {
       row.variance->estimator = measured->estimator;
     }
   }
-  last_compressions_ = p.total.compressions;
-  last_compression_error_ = p.total.compression_error;
+  last_compressions_ = total.compressions;
+  last_compression_error_ = total.compression_error;
   write_trace_row(trace_, row, shape_);
   last_ = row;
+  rows_.push_back(row);
   if (options_.progress) {
     std::fprintf(stderr, "\rstep %lld/%lld  simulated %.4g s  bits %.4g  loss %.5g   ",
                  static_cast<long long>(step), static_cast<long long>(options_.steps), row.sim_time_s,

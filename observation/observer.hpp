@@ -14,6 +14,7 @@
 #include "algorithms/protocols/probe.hpp"
 #include "common/wall_clock.hpp"
 #include "observation/estimator_variance.hpp"
+#include "observation/node_sums.hpp"
 #include "observation/outputs.hpp"
 #include "observation/trace.hpp"
 
@@ -45,6 +46,8 @@ class Observer : public protocols::Probe {
   void observe_state(std::int64_t step, std::size_t node, std::span<const float> state) override;
 
   const TraceRow& last() const { return last_; }
+  // Every row written so far (a run's schedule keeps them: schedule.hpp).
+  const std::vector<TraceRow>& rows() const { return rows_; }
   // Which of the conditional columns the trace has.
   const RunShape& shape() const { return shape_; }
   // The last step `node` completed (0 before its first step).
@@ -53,16 +56,26 @@ class Observer : public protocols::Probe {
   const std::vector<protocols::NodeStats>& node_stats() const { return latest_; }
 
  private:
-  // Running mean and spread of the node models (Welford), so that identical models give exactly zero.
+  // One node's report at an evaluation step, held until every node below it has been folded in.
+  struct Arrival {
+    std::vector<float> model;
+    std::vector<float> state;
+    protocols::NodeStats stats;
+  };
+  // Running mean and spread of the node models (Welford), so that identical models give exactly zero. Nodes
+  // are folded in node order, whatever order they arrive in: the sums (floating point) then do not depend on
+  // the simulated timing, so a run re-timed under another network has the same learning columns.
   struct Pending {
     std::vector<double> mean;
-    std::vector<double> state_sum;  // Σ_i s_i of the nodes' model state (empty without state)
-    double spread = 0;              // Σ_i ||x_i − x̄||²
-    std::size_t count = 0;
-    protocols::NodeStats total;  // sums over nodes (work_s too)
-    double time = 0;
-    double waiting = 0;  // Σ_i (time_i − Σ work_i)
+    std::vector<double> state_sum;         // Σ_i s_i of the nodes' model state (empty without state)
+    double spread = 0;                     // Σ_i ||x_i − x̄||²
+    std::size_t count = 0;                 // nodes folded in: 0 .. count-1
+    NodeSums sums;                         // the counting and timing columns' sums
+    std::map<std::size_t, Arrival> early;  // arrived before their turn
+    std::map<std::size_t, std::vector<float>> states;  // model states handed before their node's observe()
   };
+  void fold(Pending& pending, std::span<const float> model, std::span<const float> state,
+            const protocols::NodeStats& stats);
   void complete(std::int64_t step, Pending& pending);
 
   std::size_t nodes_;
@@ -76,6 +89,7 @@ class Observer : public protocols::Probe {
   std::vector<protocols::NodeStats> latest_;
   std::vector<std::int64_t> reached_;
   TraceRow last_;
+  std::vector<TraceRow> rows_;
   double last_compression_error_ = 0;
   std::uint64_t last_compressions_ = 0;
 };

@@ -139,7 +139,7 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
     const bool optimum = data.kind()->has("suboptimality_by_default") && model.kind()->has("convex");
     for (auto parts : {learning::memory_parts(problem_, *model_, batch_size, optimum),
                        protocols::memory_parts(*algorithm.kind(), given, topology_, model_->dimension()),
-                       observation::memory_parts(model_->dimension())})
+                       observation::memory_parts(model_->dimension(), topology_.nodes)})
       memory_.insert(memory_.end(), parts.begin(), parts.end());
     require_memory(memory_, origin);
   }
