@@ -14,7 +14,10 @@ keys::Registry<ModelFactory>& models() {
            .at_least(0)},
       std::nullopt, {},
       {{"convex", "A unique optimum f*: the trace may have a suboptimality column."},
-       {"needs_class_labels", "Classifies: the data must have class labels."}});
+       {"needs_class_labels", "Classifies: the data must have class labels."},
+       {"libtorch",
+        "Runs in libtorch: the plugin builds it from the network registered under the same name "
+        "(algorithms/learning/torch/network_kinds.hpp)."}});
   return family;
 }
 

@@ -63,7 +63,7 @@ const bool registered =
                      "fc 84 - fc classes, ReLU, on image data.") +
              engine_note,
          {threads_key()},
-         {"needs_class_labels"}},
+         {"needs_class_labels", "libtorch"}},
         [](Spec& spec, const Dataset& train, const std::string&) {
           TorchRequest r = request(spec, train, "lenet5");
           return build(spec, r, "kind");
@@ -74,7 +74,7 @@ const bool registered =
                       engine_note,
                   {keys::integer("depth", "6n + 2 layers: 20, 32, 56, 110.").fallback_to(20).between(8, 1202),
                    batch_norm_key(), threads_key()},
-                  {"needs_class_labels"}},
+                  {"needs_class_labels", "libtorch"}},
                  [](Spec& spec, const Dataset& train, const std::string&) {
                    TorchRequest r = request(spec, train, "resnet");
                    r.depth = static_cast<int>(spec.integer("depth"));
@@ -95,7 +95,7 @@ const bool registered =
               .above(0)
               .in_unit("flop"),
           batch_norm_key(), threads_key()},
-         {"needs_class_labels"}},
+         {"needs_class_labels", "libtorch"}},
         [](Spec& spec, const Dataset& train, const std::string& base_dir) {
           TorchRequest r = request(spec, train, "torchscript");
           r.path = resolve_path(spec.string("path"), base_dir);

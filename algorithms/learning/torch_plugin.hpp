@@ -14,7 +14,7 @@ namespace sgdsim::learning {
 
 // Everything the plugin needs to build one model; filled from the scenario's model object.
 struct TorchRequest {
-  std::string kind;             // "lenet5", "resnet" or "torchscript"
+  std::string kind;             // a model kind with the capability libtorch
   int depth = 20;               // resnet
   std::string path;             // torchscript: the module file (already resolved)
   double flops_per_sample = 0;  // torchscript: forward + backward of one sample

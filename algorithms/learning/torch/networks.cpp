@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "algorithms/learning/torch/network.hpp"
+#include "algorithms/learning/torch/network_kinds.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::learning {
@@ -281,5 +282,17 @@ std::unique_ptr<TorchModel> make_resnet(int depth, const TorchOptions& options, 
   network->flops_per_sample = resnet_flops(blocks, input, classes);
   return std::make_unique<TorchModel>(std::move(network), options);
 }
+
+namespace {
+
+// Distinct names: the folder compiles as one unit (a unity build).
+const bool lenet5_registered = add_torch_network("lenet5", [](const TorchRequest& r, const TorchOptions& o) {
+  return make_lenet5(o, r.input, r.classes);
+});
+const bool resnet_registered = add_torch_network("resnet", [](const TorchRequest& r, const TorchOptions& o) {
+  return make_resnet(r.depth, o, r.input, r.classes);
+});
+
+}  // namespace
 
 }  // namespace sgdsim::learning

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "algorithms/learning/torch/network.hpp"
+#include "algorithms/learning/torch/network_kinds.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::learning {
@@ -103,5 +104,14 @@ std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const Torc
   }
   return std::make_unique<TorchModel>(std::move(network), options);
 }
+
+namespace {
+
+const bool torchscript_registered =
+    add_torch_network("torchscript", [](const TorchRequest& r, const TorchOptions& o) {
+      return load_torchscript(r.path, o, r.input, r.classes, r.flops_per_sample);
+    });
+
+}  // namespace
 
 }  // namespace sgdsim::learning

@@ -2,7 +2,7 @@
 // here: the program gets a code and a message.
 #include <exception>
 
-#include "algorithms/learning/torch/torch_model.hpp"
+#include "algorithms/learning/torch/network_kinds.hpp"
 #include "algorithms/learning/torch_plugin.hpp"
 #include "common/error.hpp"
 
@@ -20,17 +20,14 @@ extern "C" __attribute__((visibility("default"))) int sgdsim_torch_plugin_make(c
     options.threads = request.threads;
     options.l2 = request.l2;
     options.batch_norm = request.average_batch_norm ? BatchNormStats::averaged : BatchNormStats::local;
-    if (request.kind == "lenet5") {
-      model = make_lenet5(options, request.input, request.classes);
-    } else if (request.kind == "resnet") {
-      model = make_resnet(request.depth, options, request.input, request.classes);
-    } else if (request.kind == "torchscript") {
-      model =
-          load_torchscript(request.path, options, request.input, request.classes, request.flops_per_sample);
-    } else {
-      error = "unknown libtorch model kind " + request.kind;
+    const TorchBuild build = find_torch_network(request.kind);
+    if (!build) {
+      error = "unknown libtorch model kind " + request.kind + " (this plugin has:";
+      for (const std::string& kind : torch_network_kinds()) error += " " + kind;
+      error += ")";
       return 1;
     }
+    model = build(request, options);
     return 0;
   } catch (const sgdsim::InputError& e) {
     error = e.what();
