@@ -90,6 +90,13 @@ std::vector<std::pair<double, double>> profile_until(const std::vector<Profile>&
   return out;
 }
 
+std::size_t Dynamics::nodes_down(double time) const {
+  std::size_t down = 0;
+  for (const auto& state : node_state)
+    if (!state.empty() && profile_until(state, time).back().second == 0) ++down;
+  return down;
+}
+
 bool Dynamics::any() const {
   auto some = [](const std::vector<std::vector<Profile>>& v) {
     for (const auto& p : v)

@@ -74,6 +74,8 @@ struct Dynamics {
 
   bool any() const;
   bool has_failures() const;
+  // How many nodes are down at simulated time `time` (node_state).
+  std::size_t nodes_down(double time) const;
 };
 
 // The factor by which a down node's host still computes: SimGrid ignores a speed factor of exactly 0, and a

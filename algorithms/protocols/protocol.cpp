@@ -26,6 +26,9 @@ keys::Registry<ProtocolFactory>& protocols() {
 }
 
 std::unique_ptr<Protocol> make_protocol(Spec& spec, const Environment& environment) {
+  if (environment.lossy && !spec.kind()->has("survives_failures"))
+    spec.fail("kind", "\"" + spec.kind_name() +
+                          "\" does not handle lost messages; it cannot run with network.receive_timeout > 0");
   auto protocol = protocols().factory(spec.kind_name()).build(spec, environment);
   spec.finish();
   return protocol;

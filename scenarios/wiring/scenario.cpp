@@ -9,11 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "algorithms/compression/compressor.hpp"
 #include "algorithms/learning/footprint.hpp"
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
-#include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/footprint.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
@@ -22,6 +20,8 @@
 #include "common/regular_file.hpp"
 #include "common/spec.hpp"
 #include "common/utf8.hpp"
+#include "observation/attribution.hpp"
+#include "observation/eval_keys.hpp"
 #include "observation/footprint.hpp"
 #include "observation/links.hpp"
 #include "observation/timeline.hpp"
@@ -34,52 +34,7 @@
 namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
 
-namespace {
-std::vector<std::size_t> draw_subset(std::size_t population, std::size_t count, std::uint64_t seed) {
-  // Partial Fisher-Yates: `count` distinct samples, fixed by the seed, sorted for cache-friendly evaluation.
-  std::vector<std::size_t> all(population);
-  for (std::size_t i = 0; i < population; ++i) all[i] = i;
-  Rng rng = Rng::stream(seed, 0, Purpose::eval);
-  for (std::size_t i = 0; i < count; ++i) std::swap(all[i], all[i + rng.below(population - i)]);
-  all.resize(count);
-  std::sort(all.begin(), all.end());
-  return all;
-}
-
-// The protocol kinds that declare an averaged-gradient estimator (eval.variance_draws measures it).
-std::string averaged_gradient_kinds() {
-  std::string kinds;
-  for (const std::string& kind : protocols::protocols().kind_names())
-    if (protocols::protocols().factory(kind).averaged_gradient) kinds += (kinds.empty() ? "" : ", ") + kind;
-  return kinds;
-}
-
-}  // namespace
-
 const keys::Object& scenario_keys() {
-  static const keys::Object eval{
-      "eval",
-      "What the observer measures (free: no simulated time, no bits).",
-      {keys::integer("every", "Steps between trace rows (and the last step).").fallback_to(100).at_least(1),
-       keys::boolean("suboptimality", "Add the column f(x̄) − f*; f* is solved before simulating.")
-           .computed_default(
-               "true for data sets whose optimum is cheap (synthetic) with a convex model, else false"),
-       keys::integer("train_subset", "Evaluate the training loss on this many samples drawn once (0: all).")
-           .fallback_to(0)
-           .at_least(0),
-       keys::integer(
-           "variance_draws",
-           averaged_gradient_kinds() +
-               " only: add the columns sampling_variance and estimator_variance, the "
-               "normalised variance ||ĝ − g||² / ||g||² of the workers' averaged minibatch gradient ĝ "
-               "without and with the compressor, against the gradient g on `variance_samples` samples, "
-               "each the mean over this many fresh draws of one minibatch per worker (0: off).")
-           .fallback_to(0)
-           .at_least(0),
-       keys::integer("variance_samples",
-                     "Samples (drawn once) of the reference gradient g of the variance columns (0: all).")
-           .computed_default("train_subset")
-           .at_least(0)}};
   static const keys::Object root{
       "scenario",
       "One simulated training run of decentralized SGD: the network, the data, the model and the algorithm. "
@@ -102,7 +57,7 @@ const keys::Object& scenario_keys() {
        keys::variant("data", learning::datasets(), "The learning problem and its split across nodes."),
        keys::variant("model", learning::models(), "The model every node trains."),
        keys::variant("algorithm", protocols::protocols(), "The distributed training algorithm."),
-       keys::object("eval", eval, "What the trace measures.")}};
+       keys::object("eval", observation::eval_keys(), "What the trace measures.")}};
   return root;
 }
 
@@ -159,71 +114,30 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
     for (auto& state : node_states_) model_->initialize_state(state);
     environment_.states = &node_states_;
   }
-  if (environment_.lossy && !algorithm.kind()->has("survives_failures"))
-    algorithm.fail("kind",
-                   "\"" + algorithm.kind_name() +
-                       "\" does not handle lost messages; it cannot run with network.receive_timeout > 0");
   protocol_ = protocols::make_protocol(algorithm, environment_);
   algorithm_ = algorithm.kind_name();
-  observer_options_.steps = resolved_["algorithm"]["steps"].get<std::int64_t>();
-  observer_options_.has_trigger = algorithm.kind()->has("fires_triggers");
 
   Spec eval = root.object("eval");
-  observer_options_.every = eval.integer("every");
-  // f* (for the suboptimality column) is solved before simulating, not while validating: it can take seconds.
-  const bool convex = model.kind()->has("convex");
-  solve_optimum_ = eval.boolean("suboptimality", data.kind()->has("suboptimality_by_default") && convex);
-  if (solve_optimum_ && !convex)
-    eval.fail("suboptimality",
-              "needs a convex model (" + quoted_list(learning::models().kind_names("convex")) + ")");
-  const auto subset = static_cast<std::size_t>(eval.integer("train_subset"));
-  if (subset > problem_.train.samples()) {
-    eval.fail("train_subset", "asks for " + std::to_string(subset) + " samples but the training set has " +
-                                  std::to_string(problem_.train.samples()) + " (0 means all)");
-  }
-  if (subset > 0) observer_options_.train_subset = draw_subset(problem_.train.samples(), subset, seed_);
-  read_variance(eval, resolved_["algorithm"], batch_size);
+  observation::EvalSetup measured =
+      observation::read_eval(eval, {.model = model_.get(),
+                                    .train = &problem_.train,
+                                    .shards = &shards_,
+                                    .batch_size = batch_size,
+                                    .seed = seed_,
+                                    .convex = model.kind()->has("convex"),
+                                    .optimum_cheap = data.kind()->has("suboptimality_by_default"),
+                                    .algorithm = algorithm_,
+                                    .resolved_algorithm = &resolved_["algorithm"]});
+  solve_optimum_ = measured.solve_optimum;
+  measured.options.steps = resolved_["algorithm"]["steps"].get<std::int64_t>();
+  measured.options.has_trigger = algorithm.kind()->has("fires_triggers");
+  observer_options_ = std::move(measured.options);
   eval.finish();
   root.finish();
 }
 
 bool Scenario::time_dependent() const {
   return protocols::time_dependent(resolved_["algorithm"]) || network_.dynamics.receive_timeout > 0;
-}
-
-void Scenario::read_variance(Spec& eval, const nlohmann::json& algorithm, std::size_t batch_size) {
-  const auto draws = static_cast<std::size_t>(eval.integer("variance_draws"));
-  const auto samples = static_cast<std::size_t>(
-      eval.integer("variance_samples", static_cast<std::int64_t>(observer_options_.train_subset.size())));
-  if (draws == 0) return;
-  const protocols::AveragedGradientOf& estimator =
-      protocols::protocols().factory(algorithm_).averaged_gradient;
-  if (!estimator)
-    eval.fail("variance_draws", "measures an averaged minibatch gradient; \"" + algorithm_ +
-                                    "\" has no such estimator (use " + averaged_gradient_kinds() + ", or 0)");
-  const protocols::AveragedGradient averaged = estimator(algorithm);
-  if (averaged.compressor.is_null()) eval.fail("variance_draws", averaged.why_not);
-  if (samples > problem_.train.samples())
-    eval.fail("variance_samples", "asks for " + std::to_string(samples) +
-                                      " samples but the training set has " +
-                                      std::to_string(problem_.train.samples()) + " (0 means all)");
-  auto compressor = compression::make_compressor(averaged.compressor.dump(), eval.where("variance_draws"));
-  compressor->use_layout(protocols::model_layout(*model_));
-  if (compressor->make_state(model_->dimension()))
-    eval.fail("variance_draws", "measures one-shot encodings; the compressor \"" +
-                                    averaged.compressor["kind"].get<std::string>() +
-                                    "\" keeps state from one message to the next");
-  observation::VarianceSetup setup;
-  setup.model = model_.get();
-  setup.train = &problem_.train;
-  setup.shards = &shards_;
-  setup.batch_size = batch_size;
-  setup.compressor = std::move(compressor);
-  setup.draws = draws;
-  setup.reference =
-      draw_subset(problem_.train.samples(), samples > 0 ? samples : problem_.train.samples(), seed_);
-  setup.seed = seed_;
-  observer_options_.variance = std::make_shared<observation::EstimatorVariance>(std::move(setup));
 }
 
 nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_t threads,
@@ -241,46 +155,25 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
   observation::ObserverOptions options = observer_options_;
   options.progress = progress;
   if (network_.dynamics.receive_timeout > 0) {
-    const sim::Dynamics& dynamics = network_.dynamics;
-    options.nodes_down = [&dynamics](double time) {
-      std::size_t down = 0;
-      for (const auto& state : dynamics.node_state)
-        if (!state.empty() && sim::profile_until(state, time).back().second == 0) ++down;
-      return down;
-    };
+    options.nodes_down = [&dynamics = network_.dynamics](double time) { return dynamics.nodes_down(time); };
   }
   observation::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
   environment_.probe = &observer;
-  // Divergence is found where the step is not known (a gradient, a compressor's input); the observer knows
-  // which step each node is in.
-  auto attributed = [&observer](std::size_t node, const std::function<void()>& work) {
-    try {
-      work();
-    } catch (const Diverged& e) {
-      if (e.where().step >= 0) throw;
-      throw e.at_step(observer.reached(node) + 1);
-    } catch (const NonFiniteInput& e) {
-      throw Diverged({"message", observer.reached(node) + 1, node, e.what(), -1});
-    }
-  };
   auto body = [&](std::size_t node, protocols::Port& port) {
-    attributed(node, [&] { protocol_->run(node, port); });
+    observation::attribute_divergence(observer, node, [&] { protocol_->run(node, port); });
   };
   sim::NodeBody server;
   if (protocol_->serves()) {
     server = [&](std::size_t node, protocols::Port& port) {
-      attributed(node, [&] { protocol_->serve(node, port); });
+      observation::attribute_divergence(observer, node, [&] { protocol_->serve(node, port); });
     };
   }
   double end = 0;
   std::optional<Diverged> diverged;
   sim::Recording own;  // when the caller records nothing
   sim::Recording& record = recording ? *recording : own;
-  // The step a node is computing: one past the last it completed.
-  // Work charged in the last step may execute after the node reported it complete: it is the last step's.
-  const std::int64_t last_step = observer_options_.steps;
-  record.timeline.options.step_of = [&observer, last_step](std::size_t node) {
-    return std::min(observer.reached(node) + 1, last_step);
+  record.timeline.options.step_of = [&observer, last_step = observer_options_.steps](std::size_t node) {
+    return observation::computing_step(observer, node, last_step);
   };
   {
     // Gone before the protocol's state, which its tasks write into, and before any result is read.

@@ -69,8 +69,6 @@ class Scenario {
   const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
 
  private:
-  // The eval keys of the estimator-variance columns (observation/estimator_variance.hpp).
-  void read_variance(Spec& eval, const nlohmann::json& algorithm, std::size_t batch_size);
   nlohmann::json resolved_;
   std::string name_;
   std::uint64_t seed_ = 1;
