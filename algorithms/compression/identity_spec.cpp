@@ -11,7 +11,7 @@ const bool registered =
     compressors().add({"none",
                        "No compression: the d values as little-endian fp32, exactly 4·d bytes.",
                        {},
-                       {"codes_values"},
+                       {"codes_values", "float_format"},
                        {json::parse(R"({"kind": "none"})")}},
                       [](Spec&) { return std::make_unique<Identity>(); });
 

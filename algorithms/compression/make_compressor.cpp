@@ -16,7 +16,10 @@ keys::Registry<CompressorFactory>& compressors() {
       {{"sparsifier", "Selects coordinates: the first stage of `compose`."},
        {"codes_values", "Codes a vector's values: the second stage of `compose`."},
        {"sign_votes",
-        "Messages decode to ±1 per coordinate, so data-parallel workers may take their majority vote."}});
+        "Messages decode to ±1 per coordinate, so data-parallel workers may take their majority vote."},
+       {"float_format",
+        "Sends every coordinate as a float of one format (float_format.hpp): the all-reduce collectives "
+        "sum and forward it."}});
   return family;
 }
 

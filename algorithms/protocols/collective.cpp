@@ -3,7 +3,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "algorithms/compression/identity.hpp"
 #include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/local_step.hpp"
 #include "common/spec.hpp"
@@ -20,9 +19,11 @@ void decode(const compression::Compressor& compressor, const protocols::Bytes& b
 
 }  // namespace
 
-Fp32Prices::Fp32Prices(const CollectiveSetup& setup)
-    : encode(setup.prices->codec(Work::encode, {{"kind", "none"}}, setup.compressor_where)),
-      decode(setup.prices->codec(Work::decode, {{"kind", "none"}}, setup.compressor_where)),
+ChunkPrices::ChunkPrices(const CollectiveSetup& setup, const compression::FloatFormat& format)
+    : encode(
+          setup.prices->codec(Work::encode, {{"kind", std::string(format.kind())}}, setup.compressor_where)),
+      decode(
+          setup.prices->codec(Work::decode, {{"kind", std::string(format.kind())}}, setup.compressor_where)),
       mixing(setup.prices->floats(Work::mixing)) {}
 
 namespace {
@@ -157,12 +158,14 @@ const bool registered =
 
 }  // namespace
 
-void require_fp32(const CollectiveSetup& setup, const std::string& collective) {
-  if (dynamic_cast<const compression::Identity*>(setup.compressor)) return;
+const compression::FloatFormat& require_float_format(const CollectiveSetup& setup,
+                                                     const std::string& collective) {
+  if (const auto* format = dynamic_cast<const compression::FloatFormat*>(setup.compressor)) return *format;
   throw InputError(setup.compressor_where + ": the collective \"" + collective +
-                   "\" adds fp32 partial sums on the way and needs the workers' compressor to be \"none\" "
-                   "(a compressed vector cannot be summed and re-encoded hop by hop without changing the "
-                   "estimator); use \"allgather\" or \"parameter_server\" with compressed gradients");
+                   "\" adds partial sums on the way and needs the workers' compressor to send floats (" +
+                   quoted_list(compression::compressors().kind_names("float_format")) +
+                   "): a compressed vector cannot be summed and re-encoded hop by hop without changing the "
+                   "estimator; use \"allgather\" or \"parameter_server\" with compressed gradients");
 }
 
 keys::Registry<CollectiveFactory>& collectives() {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/float_format.hpp"
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/prices.hpp"
 #include "common/keys.hpp"
@@ -31,10 +32,10 @@ struct CollectiveSetup {
   compression::Layout layout;    // the tensors of the averaged vectors (for a re-encoding compressor)
 };
 
-// The prices of what the collectives that move raw fp32 chunks do: the fp32 (kind "none") encoding and
-// decoding of a chunk's coordinates, and vector arithmetic on its floats.
-struct Fp32Prices {
-  explicit Fp32Prices(const CollectiveSetup& setup);
+// The prices of what the all-reduce collectives do with their chunks of floats: encoding and decoding a
+// chunk's coordinates in the workers' float format, and vector arithmetic on its floats.
+struct ChunkPrices {
+  ChunkPrices(const CollectiveSetup& setup, const compression::FloatFormat& format);
   PriceId encode, decode, mixing;
 };
 
@@ -49,9 +50,11 @@ class Collective {
 };
 
 // For the all-reduce collectives that add partial sums on the way (ring_allreduce, recursive_doubling): they
-// exchange raw fp32 partial sums, so the workers' compressor must be `none` (then `own` is the vector itself,
-// bit for bit). Otherwise throws an InputError naming `collective` and where the compressor is set.
-void require_fp32(const CollectiveSetup& setup, const std::string& collective);
+// exchange partial sums in the workers' float format (none: fp32, fp16, bf16), rounding every sum to it, so
+// that what a node keeps is what it sends. Any other compressor is an InputError naming `collective` and
+// where the compressor is set.
+const compression::FloatFormat& require_float_format(const CollectiveSetup& setup,
+                                                     const std::string& collective);
 
 using CollectiveFactory = std::function<std::unique_ptr<Collective>(Spec&, const CollectiveSetup&)>;
 keys::Registry<CollectiveFactory>& collectives();

@@ -21,12 +21,13 @@ namespace {
 // unfold: node 2k + 1 sends the total to node 2k.
 // Both partners of a round add the same two vectors in the same order, so after round m every node of a block
 // of 2^(m+1) ranks holds the same floats, and at the end every node holds the same sum; the mean is that sum
-// times 1/n. Messages are the whole fp32 vector: log2(p) per node, one more for the nodes 2k + 1 (k < r), and
-// one in all for the nodes 2k.
+// times 1/n. Messages are the whole vector in the workers' float format: log2(p) per node, one more for the
+// nodes 2k + 1 (k < r), and one in all for the nodes 2k. Every sum is rounded to that format, so a node keeps
+// exactly what it sends (fp16 and bf16 are summed in their own precision; see ring_allreduce.cpp).
 class RecursiveDoubling final : public Collective {
  public:
-  explicit RecursiveDoubling(const CollectiveSetup& setup)
-      : setup_(setup), prices_(setup), received_(setup.dimension) {
+  RecursiveDoubling(const CollectiveSetup& setup, const compression::FloatFormat& format)
+      : setup_(setup), format_(format), prices_(setup, format), received_(setup.dimension) {
     while (2 * power_ <= setup.nodes) power_ *= 2;
     extra_ = setup.nodes - power_;
   }
@@ -66,9 +67,10 @@ class RecursiveDoubling final : public Collective {
  private:
   std::size_t node_of(std::size_t rank) const { return rank < extra_ ? 2 * rank + 1 : rank + extra_; }
 
-  // out = first + second, coordinate by coordinate (out may alias either).
-  static void add(std::span<const float> first, std::span<const float> second, std::span<float> out) {
+  // out = first + second, coordinate by coordinate (out may alias either), rounded to the format.
+  void add(std::span<const float> first, std::span<const float> second, std::span<float> out) const {
     for (std::size_t c = 0; c < out.size(); ++c) out[c] = first[c] + second[c];
+    format_.round(out);
   }
 
   void send(std::size_t to, std::span<const float> values, Rng& rng, protocols::Port& port) {
@@ -103,7 +105,8 @@ class RecursiveDoubling final : public Collective {
   }
 
   CollectiveSetup setup_;
-  Fp32Prices prices_;
+  const compression::FloatFormat& format_;
+  ChunkPrices prices_;
   std::size_t power_ = 1, extra_ = 0;
   std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
 };
@@ -113,12 +116,11 @@ const bool registered = collectives().add(
      "Recursive-doubling all-reduce (as in MPI libraries): log2(p) exchanges of the whole fp32 vector with "
      "partners at distance 1, 2, 4, … in rank, p the largest power of two ≤ n; the n − p extra nodes first "
      "fold their vector into a neighbouring id and get the result back at the end. Needs the workers' "
-     "compressor \"none\".",
+     "compressor to send floats (\"none\", \"fp16\", \"bf16\"); sums are rounded to that format.",
      {},
      {}},
     [](Spec&, const CollectiveSetup& setup) {
-      require_fp32(setup, "recursive_doubling");
-      return std::make_unique<RecursiveDoubling>(setup);
+      return std::make_unique<RecursiveDoubling>(setup, require_float_format(setup, "recursive_doubling"));
     });
 
 }  // namespace

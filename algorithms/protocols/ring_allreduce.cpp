@@ -18,8 +18,8 @@ namespace {
 // messages carry 0 payload bytes but still cost a latency and, with headers, one header).
 class RingAllreduce final : public Collective {
  public:
-  explicit RingAllreduce(const CollectiveSetup& setup)
-      : setup_(setup), prices_(setup), received_(setup.dimension) {}
+  RingAllreduce(const CollectiveSetup& setup, const compression::FloatFormat& format)
+      : setup_(setup), format_(format), prices_(setup, format), received_(setup.dimension) {}
 
   // Node i sends only to i + 1 and receives only from i − 1 (mod n), 2(n − 1) messages of one chunk each.
   // Reduce-scatter, step s = 0 … n − 2: node i sends its partial sum of chunk i − s and adds its own values
@@ -27,6 +27,10 @@ class RingAllreduce final : public Collective {
   // nodes. All-gather, step s = 0 … n − 2: node i sends the finished chunk i + 1 − s and stores the finished
   // chunk i − s it receives. Each finished chunk was summed once, by one node, and is copied byte for byte to
   // the others, so every node ends with the same floats; the mean is that sum times 1/n on every node.
+  // `own` is already in the workers' float format (it is their message decoded), and every partial sum is
+  // rounded to it, so a node keeps exactly what it sends: fp16 and bf16 are summed in their own precision,
+  // as NCCL does (an fp32 sum of two fp16 or bf16 values rounded once to the format is their correctly
+  // rounded sum); the final 1/n is applied in fp32.
   void average(std::size_t i, const protocols::Bytes&, std::span<const float> own, Rng& rng,
                std::span<float> average, protocols::Port& port) override {
     const std::size_t n = setup_.nodes;
@@ -38,6 +42,7 @@ class RingAllreduce final : public Collective {
         const std::span<float> partial = receive(previous, chunk(average, i + 2 * n - s - 1).size(), port);
         const std::span<float> mine = chunk(average, i + 2 * n - s - 1);
         for (std::size_t c = 0; c < mine.size(); ++c) mine[c] += partial[c];
+        format_.round(mine);
         port.charge({prices_.mixing, 3.0 * static_cast<double>(mine.size())});
       }
       for (std::size_t s = 0; s + 1 < n; ++s) {
@@ -86,20 +91,21 @@ class RingAllreduce final : public Collective {
   }
 
   CollectiveSetup setup_;
-  Fp32Prices prices_;
+  const compression::FloatFormat& format_;
+  ChunkPrices prices_;
   std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
 };
 
 const bool registered = collectives().add(
     {"ring_allreduce",
      "Ring all-reduce (reduce-scatter, then all-gather; as in NCCL and Horovod): 2(n − 1) messages per node, "
-     "each one of n near-equal chunks of the fp32 vector, sent to the next node id (mod n) over the routed "
-     "network. Needs the workers' compressor \"none\".",
+     "each one of n near-equal chunks of the vector, sent to the next node id (mod n) over the routed "
+     "network. Needs the workers' compressor to send floats (\"none\", \"fp16\", \"bf16\"); partial sums are "
+     "rounded to that format, as NCCL sums in it.",
      {},
      {}},
     [](Spec&, const CollectiveSetup& setup) {
-      require_fp32(setup, "ring_allreduce");
-      return std::make_unique<RingAllreduce>(setup);
+      return std::make_unique<RingAllreduce>(setup, require_float_format(setup, "ring_allreduce"));
     });
 
 }  // namespace

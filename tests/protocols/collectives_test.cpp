@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/float16.hpp"
 #include "algorithms/protocols/collective.hpp"
 #include "common/error.hpp"
 #include "common/rng.hpp"
@@ -19,20 +20,25 @@ using nlohmann::json;
 namespace {
 
 // One round of a collective: node i contributes inputs[i] and keeps what the collective leaves in outputs[i].
+// The workers' message is inputs[i] encoded with `compressor`, and `own` that message decoded.
 class Round : public protocols::Protocol {
  public:
-  Round(protocols::Collective& collective, const compression::Compressor& fp32,
+  Round(protocols::Collective& collective, const compression::Compressor& compressor,
         std::vector<std::vector<float>> inputs)
-      : collective_(collective), fp32_(fp32), inputs(std::move(inputs)), outputs(this->inputs.size()) {}
+      : collective_(collective),
+        compressor_(compressor),
+        inputs(std::move(inputs)),
+        outputs(this->inputs.size()) {}
   void run(std::size_t i, protocols::Port& port) override {
     Rng rng(i);
-    const protocols::Bytes message = fp32_.encode(inputs[i], rng);
+    const protocols::Bytes message = compressor_.encode(inputs[i], rng);
+    const std::vector<float> own = compressor_.decode(message, inputs[i].size());
     outputs[i].assign(inputs[i].size(), -1.0f);
-    collective_.average(i, message, inputs[i], rng, outputs[i], port);
+    collective_.average(i, message, own, rng, outputs[i], port);
   }
 
   protocols::Collective& collective_;
-  const compression::Compressor& fp32_;
+  const compression::Compressor& compressor_;
   std::vector<std::vector<float>> inputs, outputs;
 };
 
@@ -43,8 +49,10 @@ struct Outcome {
 
 protocols::PriceTable free_work;  // the cooperative network has no clock
 
-Outcome run_round(const std::string& kind, std::size_t n, std::size_t d, std::uint64_t seed = 1) {
-  const std::unique_ptr<compression::Compressor> fp32 = compression::make_compressor(R"({"kind": "none"})");
+Outcome run_round(const std::string& kind, std::size_t n, std::size_t d, std::uint64_t seed = 1,
+                  const std::string& format = "none") {
+  const std::unique_ptr<compression::Compressor> fp32 =
+      compression::make_compressor(json{{"kind", format}}.dump());
   json value = {{"kind", kind}}, resolved;
   Spec spec = Spec::of_family(value, "test", "$.algorithm.collective", resolved, protocols::collectives());
   const std::unique_ptr<protocols::Collective> collective = protocols::make_collective(
@@ -61,8 +69,8 @@ Outcome run_round(const std::string& kind, std::size_t n, std::size_t d, std::ui
   return outcome;
 }
 
-// Every node's result is the mean of the inputs within float summation error and equals node 0's bit for bit.
-void check_mean_and_identical(const Outcome& o) {
+// Every node's result is the mean of the inputs within `tolerance` and equals node 0's bit for bit.
+void check_mean_and_identical_within(const Outcome& o, double tolerance) {
   const std::size_t n = o.inputs.size(), d = o.inputs[0].size();
   double worst = 0;
   for (std::size_t c = 0; c < d; ++c) {
@@ -71,11 +79,16 @@ void check_mean_and_identical(const Outcome& o) {
     mean /= static_cast<double>(n);
     worst = std::max(worst, std::abs(static_cast<double>(o.outputs[0][c]) - mean));
   }
-  CHECK(worst < 1e-5);
+  CHECK(worst < tolerance);
   for (std::size_t i = 1; i < n; ++i) {
     INFO("node " << i);
     CHECK(std::memcmp(o.outputs[i].data(), o.outputs[0].data(), d * sizeof(float)) == 0);
   }
+}
+
+// Within float summation error.
+void check_mean_and_identical(const Outcome& o) {
+  check_mean_and_identical_within(o, 1e-5);
 }
 
 // Chunk c of the ring's n near-equal chunks of d.
@@ -157,6 +170,43 @@ TEST_CASE("the all-reduce collectives refuse a compressor other than none, namin
       CHECK(what.find("s.json: $.algorithm.compressor") == 0);
       CHECK(what.find(kind) != std::string::npos);
       CHECK(what.find("\"none\"") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the all-reduce collectives sum fp16 and bf16 in their own precision, 2 bytes per coordinate") {
+  for (const char* format : {"fp16", "bf16"}) {
+    const bool fp16 = std::string(format) == "fp16";
+    auto to = [fp16](float x) { return fp16 ? compression::to_fp16(x) : compression::to_bf16(x); };
+    auto from = [fp16](std::uint16_t h) {
+      return fp16 ? compression::from_fp16(h) : compression::from_bf16(h);
+    };
+    const double u = fp16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+    for (const char* kind : {"ring_allreduce", "recursive_doubling"}) {
+      // Two nodes: one sum, rounded once to the format, then halved in fp32 (the same on both nodes).
+      {
+        INFO(format << " " << kind << " n 2");
+        const Outcome o = run_round(kind, 2, 37, 3, format);
+        for (std::size_t c = 0; c < 37; ++c) {
+          const float a = from(to(o.inputs[0][c])), b = from(to(o.inputs[1][c]));
+          CHECK(o.outputs[0][c] == from(to(a + b)) * 0.5f);
+        }
+        check_mean_and_identical_within(o, 2 * u * 3);
+      }
+      for (std::size_t n : {3, 5, 8}) {
+        INFO(format << " " << kind << " n " << n);
+        const std::size_t d = 101;
+        const Outcome o = run_round(kind, n, d, 4, format);
+        // Each of the n − 1 additions rounds once, by at most u times the partial sum (≤ Σ|x| ≤ 3n), and the
+        // inputs were rounded too: |mean − exact mean| ≤ u · 3 + (n − 1) · u · 3n / n.
+        check_mean_and_identical_within(o, u * 3 * static_cast<double>(n) + 1e-6);
+        std::uint64_t total = 0;
+        for (std::size_t i = 0; i < n; ++i) total += o.counters[i].payload_bytes;
+        const Outcome fp32 = run_round(kind, n, d, 4);
+        std::uint64_t fp32_total = 0;
+        for (std::size_t i = 0; i < n; ++i) fp32_total += fp32.counters[i].payload_bytes;
+        CHECK(2 * total == fp32_total);
+      }
     }
   }
 }
