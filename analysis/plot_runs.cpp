@@ -45,8 +45,8 @@ RunData load_run(const fs::path& dir) {
   return run;
 }
 
-// The temporary folder of a run still writing DIR ("DIR.tmp-HOST-PID", common/output_folder.hpp) whose
-// trace.csv changed last, if any.
+// The temporary folder of a run still writing DIR ("DIR.tmp-HOST-PID", scenarios/wiring/output_folder.hpp)
+// whose trace.csv changed last, if any.
 std::optional<fs::path> in_progress_folder(const fs::path& dir) {
   std::error_code error;
   const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();

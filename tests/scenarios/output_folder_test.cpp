@@ -11,10 +11,11 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "common/output_folder.hpp"
+#include "scenarios/wiring/output_folder.hpp"
 #include "tests/support/runs.hpp"
 
 using namespace sgdsim;
+using sgdsim::scenarios::OutputFolder;
 using namespace sgdsim::testing;
 namespace fs = std::filesystem;
 

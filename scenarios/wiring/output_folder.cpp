@@ -1,4 +1,4 @@
-#include "common/output_folder.hpp"
+#include "scenarios/wiring/output_folder.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 
 #include "common/error.hpp"
 
-namespace sgdsim {
+namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
 namespace {
 
@@ -161,4 +161,4 @@ void OutputFolder::publish() {
   fs::remove_all(old, error);
 }
 
-}  // namespace sgdsim
+}  // namespace sgdsim::scenarios

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-namespace sgdsim {
+namespace sgdsim::scenarios {
 
 class OutputFolder {
  public:
@@ -43,4 +43,4 @@ class OutputFolder {
 // host. Returns how many it removed.
 std::size_t remove_stale_temporaries(const std::filesystem::path& target);
 
-}  // namespace sgdsim
+}  // namespace sgdsim::scenarios
