@@ -12,6 +12,7 @@
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/float16.hpp"
 #include "common/error.hpp"
+#include "common/keys.hpp"
 #include "oracle.hpp"
 
 using namespace sgdsim;
@@ -255,4 +256,21 @@ TEST_CASE("fp16 and bf16 refuse values they cannot carry, and malformed messages
   infinite[5] = 0xff;  // NaN, negative
   CHECK_THROWS_AS(fp16->decode(infinite, 4), DecodeError);
   CHECK_THROWS_AS(bf16->decode(Bytes{0x80, 0x7f}, 1), DecodeError);  // bf16 +Inf
+}
+
+TEST_CASE("the kinds that declare float_format are exactly those whose compressors are float formats") {
+  std::size_t formats = 0;
+  for (const keys::Kind* kind : compressors().kinds()) {
+    for (const nlohmann::json& example : kind->examples) {
+      INFO(example.dump());
+      const auto compressor = make_compressor(example.dump());
+      const auto* format = dynamic_cast<const FloatFormat*>(compressor.get());
+      CHECK((format != nullptr) == kind->has("float_format"));
+      if (format) {
+        CHECK(format->kind() == kind->name);
+        ++formats;
+      }
+    }
+  }
+  CHECK(formats >= 3);  // none, fp16, bf16
 }

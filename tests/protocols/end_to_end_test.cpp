@@ -219,3 +219,32 @@ TEST_CASE("dgc with its memory trains data-parallel and sends about the target s
   CHECK(per_message <= 32 + 13 * (32 + 14) + 7);
   CHECK(per_message > 32 + 5 * 32);
 }
+
+TEST_CASE("fp16 and bf16 train data-parallel with every collective, with half the bits of fp32") {
+  const std::size_t n = 5;  // not a power of two: recursive doubling folds
+  json scenario = logistic_ring(n, 20);
+  scenario["eval"]["every"] = 20;
+  for (const char* collective : {"allgather", "parameter_server", "ring_allreduce", "recursive_doubling"}) {
+    scenario["algorithm"] = {
+        {"kind", "data_parallel"}, {"steps", 20}, {"lr", 0.2}, {"collective", collective}};
+    const Run fp32 = run_scenario(scenario, std::string("fp32-") + collective);
+    REQUIRE(fp32.exit_code == 0);
+    for (const char* format : {"fp16", "bf16"}) {
+      INFO(collective << " " << format);
+      scenario["algorithm"]["compressor"] = {{"kind", format}};
+      const Run run = run_scenario(scenario, std::string(format) + "-" + collective);
+      INFO(run.output);
+      REQUIRE(run.exit_code == 0);
+      const double bits = run.trace.number(1, "bits_sent"), fp32_bits = fp32.trace.number(1, "bits_sent");
+      if (std::string(collective) == "parameter_server")
+        CHECK(bits < fp32_bits);  // the uploads; the server's reply keeps its own compressor (fp32)
+      else
+        CHECK(2 * bits == fp32_bits);
+      CHECK(run.trace.number(1, "consensus_distance") == 0);  // replicas identical
+      const double initial = fp32.trace.number(0, "train_loss"), loss = fp32.trace.number(1, "train_loss");
+      CHECK(loss < initial);
+      CHECK(std::abs(run.trace.number(1, "train_loss") - loss) < 0.01 * (initial - loss));
+      scenario["algorithm"].erase("compressor");
+    }
+  }
+}
