@@ -28,7 +28,8 @@ const fs::path golden_dir = fs::path(SGDSIM_SOURCE_DIR) / "tests" / "golden";
 // The scenarios, named once: one test case each (below), and the list the folder is checked against.
 #define GOLDEN_SCENARIOS(X) \
   X("dpsgd-ring")           \
-  X("choco-torus-qsgd") X("sparq-ring-trigger") X("data-parallel-nuqsgd") X("adpsgd-ring-qsgd")
+  X("choco-torus-qsgd")     \
+  X("sparq-ring-trigger") X("data-parallel-nuqsgd") X("adpsgd-ring-qsgd") X("data-parallel-fp16-ring")
 #define GOLDEN_NAME(name) name,
 const std::vector<std::string> scenarios = {GOLDEN_SCENARIOS(GOLDEN_NAME)};
 
