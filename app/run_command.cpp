@@ -54,6 +54,7 @@ void add_run_command(CLI::App& root) {
     std::string memory_limit;
     bool force = false, quiet = false;
     bool timeline = false;
+    bool record = false;
     std::string timeline_steps;
     std::size_t timeline_limit = 1'000'000;
     std::size_t threads = default_threads();
@@ -74,6 +75,11 @@ void add_run_command(CLI::App& root) {
   cmd->add_flag("--timeline", options->timeline,
                 "Also write DIR/timeline.json (Trace Event Format: open it in Perfetto or chrome://tracing): "
                 "each node's work, receives, waits and sends, and each link's utilisation");
+  cmd->add_flag(
+      "--record", options->record,
+      "Also write DIR/schedule.bin, the run's operations in timing-independent units, so that "
+      "`sgdsim retime DIR` can re-time it under other network and compute settings without learning "
+      "again (docs/schedule.md); refused for runs whose behaviour depends on time");
   cmd->add_option("--timeline-steps", options->timeline_steps,
                   "Only these steps in the timeline: A:B (steps A to B), A: (from A), or N (step N alone)");
   cmd->add_option("--timeline-limit", options->timeline_limit,
@@ -100,7 +106,7 @@ void add_run_command(CLI::App& root) {
         std::tie(timeline->first_step, timeline->last_step) = parse_step_window(options->timeline_steps);
     }
     scenarios::run_to_directory(options->scenario, options->overrides, options->output, options->force,
-                                progress, options->threads, timeline);
+                                progress, options->threads, timeline, options->record);
     // Progress lines are for terminals; elsewhere (a log, a pipe) one line says the run finished and where.
     if (!options->quiet && !terminal)
       std::fprintf(stderr, "sgdsim: run: wrote %s\n", options->output.c_str());

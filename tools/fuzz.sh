@@ -40,6 +40,8 @@ make_seeds() {
   case $name in
     decode)  # a real encoding for every example of every compressor kind
       SGDSIM_FUZZ_SEEDS=$seeds "$build/tests/fuzz/fuzz_decode" 2>/dev/null ;;
+    schedule)  # a small schedule, as a whole file and as a body
+      SGDSIM_FUZZ_SEEDS=$seeds "$build/tests/fuzz/fuzz_schedule" 2>/dev/null ;;
     scenario)  # every scenario of the repository, the malformed ones of the tests included
       find "$root/scenarios" "$root/tests/golden" "$root/tests/scenarios" -name '*.json' \
         ! -name '*.sweep.json' ! -name '*.schema.json' ! -path '*/golden/*/*' |

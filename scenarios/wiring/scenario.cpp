@@ -23,6 +23,7 @@
 #include "observation/eval_keys.hpp"
 #include "observation/footprint.hpp"
 #include "observation/links.hpp"
+#include "observation/schedule_recorder.hpp"
 #include "observation/timeline.hpp"
 #include "scenarios/wiring/output_folder.hpp"
 #include "scenarios/wiring/run_summary.hpp"
@@ -62,6 +63,7 @@ const keys::Object& scenario_keys() {
 }
 
 Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
+  base_dir_ = fs::absolute(base_dir).lexically_normal().string();
   Spec root(document, origin, "", resolved_, scenario_keys());
   if (root.has("$schema")) root.string("$schema");
   // A name taken from the file name is repaired rather than refused (the file itself is fine); a `name` given
@@ -140,6 +142,23 @@ bool Scenario::time_dependent() const {
   return protocols::time_dependent(resolved_["algorithm"]) || network_.dynamics.receive_timeout > 0;
 }
 
+std::string Scenario::why_time_dependent() const {
+  for (const keys::Kind* kind : keys::chosen_kinds(protocols::protocols(), resolved_["algorithm"]))
+    if (kind->family->knows("time_dependent") && kind->has("time_dependent"))
+      return "the " + kind->family->name() + " \"" + kind->name +
+             "\" declares that what its nodes compute depends on simulated time";
+  if (network_.dynamics.receive_timeout > 0)
+    return "network.receive_timeout > 0: receives give up after a simulated time, so what a node receives "
+           "depends on the timing";
+  return "";
+}
+
+void Scenario::record_schedule() {
+  if (const std::string why = why_time_dependent(); !why.empty())
+    throw InputError("this run cannot be recorded for re-timing: " + why);
+  record_ = true;
+}
+
 nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_t threads,
                                   sim::Recording* recording) {
   const auto start = std::chrono::steady_clock::now();
@@ -158,9 +177,14 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
     options.nodes_down = [&dynamics = network_.dynamics](double time) { return dynamics.nodes_down(time); };
   }
   observation::Observer observer(topology_.nodes, *model_, problem_, options, trace, &clock_);
-  environment_.probe = &observer;
+  std::optional<observation::ScheduleRecorder> recorder;
+  if (record_) recorder.emplace(topology_.nodes, observer);
+  environment_.probe = recorder ? static_cast<protocols::Probe*>(&*recorder) : &observer;
   auto body = [&](std::size_t node, protocols::Port& port) {
-    observation::attribute_divergence(observer, node, [&] { protocol_->run(node, port); });
+    if (!recorder)
+      return observation::attribute_divergence(observer, node, [&] { protocol_->run(node, port); });
+    const std::unique_ptr<protocols::Port> recording = recorder->wrap(node, port);
+    observation::attribute_divergence(observer, node, [&] { protocol_->run(node, *recording); });
   };
   sim::NodeBody server;
   if (protocol_->serves()) {
@@ -211,6 +235,9 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
   nlohmann::json summary =
       scenarios::summary(run, {observer.last(), observer.node_stats(), end, &record.links});
   diverged_ = diverged;
+  if (recorder && !diverged)
+    schedule_ = recorder->finish(resolved_.dump(), base_dir_, observer.shape(), *environment_.prices,
+                                 observer.rows());
   return summary;
 }
 
@@ -233,7 +260,7 @@ void write_file(const fs::path& path, const std::string& text) {
 
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
                       const std::string& directory, bool force, bool progress, std::size_t threads,
-                      const std::optional<TimelineRequest>& timeline) {
+                      const std::optional<TimelineRequest>& timeline, bool record) {
   // A FIFO or device as the scenario would block or never end; refuse it before reading. A bad -o is refused
   // before the data is loaded, and checked again when the temporary folder is made.
   require_regular_file(file, max_json_file_bytes);
@@ -241,6 +268,7 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   const nlohmann::json document = load_document(file, overrides);
   const std::string base_dir = fs::path(file).parent_path().string();
   Scenario scenario(document, file, base_dir.empty() ? "." : base_dir);
+  if (record) scenario.record_schedule();
 
   OutputFolder output(directory, force);
   const fs::path& temporary = output.temporary();
@@ -273,6 +301,10 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
     if (!out) throw std::runtime_error("cannot write " + (temporary / "timeline.json").string());
     if (recording.timeline.cut)
       std::fprintf(stderr, "sgdsim: note: %s\n", observation::timeline_cut_note(recording.timeline).c_str());
+  }
+  if (scenario.schedule()) {
+    const std::vector<std::uint8_t> bytes = observation::encode_schedule(*scenario.schedule());
+    write_file(temporary / observation::schedule_file_name, std::string(bytes.begin(), bytes.end()));
   }
   write_file(temporary / "summary.json", summary.dump(2) + "\n");
   output.publish();

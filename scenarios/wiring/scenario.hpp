@@ -19,6 +19,7 @@
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
 #include "observation/observer.hpp"
+#include "observation/schedule.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/topology.hpp"
 
@@ -48,6 +49,14 @@ class Scenario {
   // its collective) declares "time_dependent", or receives may time out (network.receive_timeout > 0). Such a
   // run cannot be re-timed exactly under other timing settings.
   bool time_dependent() const;
+  // Why (empty when it does not): names the kind or the key.
+  std::string why_time_dependent() const;
+  // The folder relative paths of the scenario resolve against (absolute).
+  const std::string& base_dir() const { return base_dir_; }
+  // Makes simulate() record the run's schedule (observation/schedule.hpp), available afterwards from
+  // schedule() when the run completed. Throws InputError when the run cannot be re-timed (time_dependent()).
+  void record_schedule();
+  const std::optional<observation::Schedule>& schedule() const { return schedule_; }
   const std::vector<learning::Shard>& shards() const { return shards_; }
   // For in-process protocol tests that drive the nodes through another Port and probe.
   protocols::Environment& environment() { return environment_; }
@@ -86,6 +95,9 @@ class Scenario {
   std::unique_ptr<protocols::Protocol> protocol_;
   std::optional<Diverged> diverged_;
   std::vector<std::pair<std::string, double>> memory_;
+  std::string base_dir_;
+  bool record_ = false;
+  std::optional<observation::Schedule> schedule_;
 };
 
 // Reads a scenario file (comments allowed) and applies "path=value" overrides in order.
@@ -98,11 +110,12 @@ struct TimelineRequest {
 };
 
 // `sgdsim run`: validates, simulates and writes DIR/{trace.csv, summary.json, resolved.json, links.csv} (and
-// timeline.json with a `timeline`) atomically (a temporary sibling renamed into place; trace.csv grows there
-// row by row, see in_progress_folder()). Refuses an existing DIR unless `force`. A run that diverged is
-// written like any other, then its Diverged is thrown (the CLI exits with exit_diverged).
+// timeline.json with a `timeline`, schedule.bin with `record`) atomically (a temporary sibling renamed into
+// place; trace.csv grows there row by row, see in_progress_folder()). Refuses an existing DIR unless `force`.
+// A run that diverged is written like any other, then its Diverged is thrown (the CLI exits with
+// exit_diverged).
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
                       const std::string& directory, bool force, bool progress, std::size_t threads = 1,
-                      const std::optional<TimelineRequest>& timeline = std::nullopt);
+                      const std::optional<TimelineRequest>& timeline = std::nullopt, bool record = false);
 
 }  // namespace sgdsim::scenarios
