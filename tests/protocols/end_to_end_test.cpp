@@ -248,3 +248,31 @@ TEST_CASE("fp16 and bf16 train data-parallel with every collective, with half th
     }
   }
 }
+
+TEST_CASE("a value or an all-reduce sum beyond fp16's range stops the run as diverged, naming it") {
+  // Linear regression with a step size far too large: the gradients grow until fp16 cannot carry them.
+  json scenario = logistic_ring(5, 200);
+  scenario["data"] = {
+      {"dataset", "synthetic"}, {"kind", "linear"}, {"samples", 200}, {"features", 7}, {"batch_size", 5}};
+  scenario["model"] = {{"kind", "linear"}};
+  scenario["eval"]["every"] = 1;
+  for (const char* collective : {"allgather", "ring_allreduce"}) {
+    INFO(collective);
+    scenario["algorithm"] = {{"kind", "data_parallel"},
+                             {"steps", 200},
+                             {"lr", 3.0},
+                             {"collective", collective},
+                             {"compressor", {{"kind", "fp16"}}}};
+    const Run run = run_scenario(scenario, std::string("fp16-overflow-") + collective);
+    INFO(run.output);
+    CHECK(run.exit_code == 3);
+    CHECK(run.output.find("message is not finite (fp16: value") != std::string::npos);
+    // fp32 gets through those steps: it is fp16's range that ended the run.
+    const std::string marker = "diverged at step ";
+    const std::size_t at = run.output.find(marker);
+    REQUIRE(at != std::string::npos);
+    scenario["algorithm"]["steps"] = std::stoi(run.output.substr(at + marker.size()));
+    scenario["algorithm"]["compressor"] = {{"kind", "none"}};
+    CHECK(run_scenario(scenario, std::string("fp32-no-overflow-") + collective).exit_code == 0);
+  }
+}
