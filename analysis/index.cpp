@@ -33,6 +33,8 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
   struct Row {
     std::string status;
     json final;
+    std::string timing;        // "live" or "retimed" for a complete run
+    std::string retimed_from;  // the id of the run it was re-timed from
   };
   std::vector<Row> rows;
   std::vector<std::string> unreadable;
@@ -49,6 +51,14 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
         // A diverged run is complete: its figures are those of the last row before the divergence.
         const auto status = summary.find("status");
         row.status = status != summary.end() && *status == "diverged" ? "diverged" : "ok";
+        row.timing = "live";
+        std::string provenance;
+        if (read_file(layout.run_dir(point.id) / "retimed.json", provenance)) {
+          const json record = json::parse(provenance, nullptr, false);
+          row.timing = "retimed";
+          if (record.is_object() && record.contains("source") && record["source"].is_string())
+            row.retimed_from = std::filesystem::path(record["source"].get<std::string>()).filename().string();
+        }
         for (auto it = row.final.begin(); it != row.final.end(); ++it) {
           if (std::find(fixed.begin(), fixed.end(), it.key()) == fixed.end()) extra.insert(it.key());
         }
@@ -67,7 +77,7 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
 
   std::vector<std::string> header = {"id", "label"};
   for (const auto& column : parameter_columns(sweep)) header.push_back(column);
-  header.insert(header.end(), {"seed", "status"});
+  header.insert(header.end(), {"seed", "status", "timing", "retimed_from"});
   std::vector<std::string> figures = fixed;
   figures.insert(figures.end(), extra.begin(), extra.end());
   header.insert(header.end(), figures.begin(), figures.end());
@@ -80,6 +90,8 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
     cells.insert(cells.end(), point.parameters.begin(), point.parameters.end());
     cells.push_back(std::to_string(point.seed));
     cells.push_back(rows[i].status);
+    cells.push_back(rows[i].timing);
+    cells.push_back(rows[i].retimed_from);
     for (const auto& figure : figures) {
       cells.push_back(rows[i].final.contains(figure) ? cell(rows[i].final[figure]) : std::string());
     }

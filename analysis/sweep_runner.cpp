@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -267,17 +268,42 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
     std::fflush(out);
   };
 
+  // How a point runs now: re-timed from its source, live with --record, or live; nullopt while its source
+  // is still queued or running.
+  std::set<std::string> waiting_sources;  // sources queued or running in this invocation
+  if (options.retiming)
+    for (const SweepPoint* point : queue)
+      if (options.retiming->record.count(point->id)) waiting_sources.insert(point->id);
+  const auto arguments_of = [&](const SweepPoint& point) -> std::optional<std::vector<std::string>> {
+    std::vector<std::string> a = options.runner;
+    const std::string out = layout.run_dir(point.id).string();
+    if (options.retiming) {
+      if (auto it = options.retiming->retimed.find(point.id); it != options.retiming->retimed.end()) {
+        const std::string& source = it->second.source;
+        if (waiting_sources.count(source)) return std::nullopt;
+        if (run_complete(layout, source) && fs::exists(layout.run_dir(source) / "schedule.bin")) {
+          a.insert(a.end(), {"retime", layout.run_dir(source).string(), "-o", out});
+          for (const std::string& set : it->second.sets) a.insert(a.end(), {"--set", set});
+          return a;
+        }
+      }
+    }
+    a.insert(a.end(), {"run", layout.point_file(point.id).string(), "-o", out, "--threads",
+                       std::to_string(options.threads)});
+    if (options.retiming && options.retiming->record.count(point.id)) a.push_back("--record");
+    return a;
+  };
+
   while (!queue.empty() || !running.empty()) {
-    while (!queue.empty() && running.size() < jobs) {
-      const SweepPoint* point = queue.front();
-      queue.pop_front();
-      const std::vector<std::string> arguments = [&] {
-        std::vector<std::string> a = options.runner;
-        a.insert(a.end(), {"run", layout.point_file(point->id).string(), "-o",
-                           layout.run_dir(point->id).string(), "--threads", std::to_string(options.threads)});
-        return a;
-      }();
-      const pid_t pid = start_child(arguments, layout.log(point->id));
+    for (auto next = queue.begin(); next != queue.end() && running.size() < jobs;) {
+      const std::optional<std::vector<std::string>> arguments = arguments_of(**next);
+      if (!arguments) {
+        ++next;  // its source first
+        continue;
+      }
+      const SweepPoint* point = *next;
+      next = queue.erase(next);
+      const pid_t pid = start_child(*arguments, layout.log(point->id));
       running[pid] = {point, Clock::now()};
     }
     status_line();
@@ -304,6 +330,7 @@ RunTally run_points(const SweepLayout& layout, const std::vector<SweepPoint>& po
     const double seconds = std::chrono::duration<double>(Clock::now() - it->second.start).count();
     running.erase(it);
     ++finished;
+    waiting_sources.erase(point.id);
 
     const process::Exit exit = process::Exit::of(status);
     const bool exited = !exit.signal;

@@ -12,6 +12,7 @@
 
 #include "analysis/sweep_layout.hpp"
 #include "analysis/sweep_point.hpp"
+#include "analysis/sweep_retiming.hpp"
 #include "analysis/sweep_spec.hpp"
 
 namespace sgdsim::analysis {
@@ -23,6 +24,10 @@ struct RunnerOptions {
   std::size_t threads = 1;       // each run's --threads
   std::FILE* progress = stderr;  // a line per finished point
   bool terminal = false;         // also redraw a status line (when stderr is a terminal)
+  // Which points record their schedule and which are re-timed from another (null: every point live). A
+  // re-timed point starts once its source is complete; when the source failed, or is complete without a
+  // schedule (run by an earlier invocation with --live), the point runs live instead.
+  const RetimingPlan* retiming = nullptr;
 };
 
 struct RunTally {

@@ -15,6 +15,7 @@
 #include "analysis/index.hpp"
 #include "analysis/sweep_layout.hpp"
 #include "analysis/sweep_point.hpp"
+#include "analysis/sweep_retiming.hpp"
 #include "analysis/sweep_runner.hpp"
 #include "analysis/sweep_shard.hpp"
 #include "analysis/sweep_spec.hpp"
@@ -34,6 +35,7 @@ struct SweepArguments {
   std::string shard = "1/1";
   bool index_only = false;
   bool dry_run = false;
+  bool live = false;
 };
 
 // The program that runs one point: this very binary, unless SGDSIM_RUNNER names another (a wrapper script, or
@@ -104,6 +106,13 @@ void sweep(const SweepArguments& args) {
     options.threads =
         args.threads > 0 ? args.threads : std::max<std::size_t>(1, default_threads() / args.jobs);
     options.terminal = isatty(STDERR_FILENO);
+    // Learn once, time many: points that differ only in timing-only keys are re-timed from one live run
+    // (a test's stand-in runner knows only `run`).
+    analysis::RetimingPlan plan;
+    if (!args.live && !custom_runner()) {
+      plan = analysis::plan_retiming(sweep, mine, layout.points().string());
+      options.retiming = &plan;
+    }
     std::size_t complete = 0;
     for (const auto& point : mine) complete += run_complete(layout, point.id);
     std::fprintf(
@@ -165,6 +174,10 @@ void add_sweep_command(CLI::App& root) {
   cmd->add_flag(
       "--index-only", args->index_only,
       "Run nothing; rebuild DIR/index.csv from DIR/runs/ (e.g. after copying the shards' runs together)");
+  cmd->add_flag(
+      "--live", args->live,
+      "Run every point live; by default points that differ only in timing-only keys are re-timed "
+      "from one live run of their group (`sgdsim retime`; docs/workflow.md, \"Learn once, time many\")");
   cmd->add_flag("--dry-run", args->dry_run,
                 "Validate and print this shard's points (id, label, seed); write nothing");
   cmd->callback([args] { sweep(*args); });

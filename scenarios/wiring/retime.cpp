@@ -141,6 +141,9 @@ void retime_to_directory(const std::string& run_directory, const std::vector<std
     observation::write_links(links, recording.links);
     write_file(temporary / "links.csv", links.str());
   }
+  // Where it came from (a sweep's index.csv reads it): the recorded run and the settings changed.
+  const nlohmann::json provenance = {{"source", run_directory}, {"set", overrides}};
+  write_file(temporary / "retimed.json", provenance.dump(2) + "\n");
   write_file(temporary / "summary.json", summary.dump(2) + "\n");
   output.publish();
 }

@@ -39,9 +39,9 @@ TEST_CASE("a sweep runs every point and lists each in the index with parameters 
   CHECK_THAT(result.output, Catch::Contains("[12/12] ok"));  // a progress line per point
 
   const auto index = parse_csv(read_text(scratch / "out/index.csv"), "index.csv");
-  const std::vector<std::string> leading = {
-      "id",   "label",      "algorithm", "network.link.bandwidth", "seed", "status",
-      "step", "sim_time_s", "bits_sent", "bytes_on_wire"};
+  const std::vector<std::string> leading = {"id",   "label",      "algorithm", "network.link.bandwidth",
+                                            "seed", "status",     "timing",    "retimed_from",
+                                            "step", "sim_time_s", "bits_sent", "bytes_on_wire"};
   REQUIRE(index.header.size() >= leading.size());
   CHECK(std::vector<std::string>(index.header.begin(), index.header.begin() + leading.size()) == leading);
   REQUIRE(index.rows.size() == 12);
