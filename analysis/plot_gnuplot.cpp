@@ -17,18 +17,25 @@ namespace sgdsim::analysis {
 namespace fs = std::filesystem;
 namespace {
 
-// A gnuplot double-quoted string.
+// Text from run folders, summaries and the command line is someone else's: control characters (a newline
+// would end a comment or add a data row) become spaces.
+std::string plain(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') c = ' ';
+  }
+  return out;
+}
+
+// A gnuplot single-quoted string: gnuplot substitutes nothing inside it (no backquoted commands, no @macros,
+// no escapes); a quote is written twice.
 std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
+  std::string out = "'";
+  for (char c : plain(text)) {
+    if (c == '\'') out += '\'';
     out += c;
   }
-  return out + "\"";
+  return out + "'";
 }
 
 std::string number(double value) {
@@ -66,7 +73,7 @@ std::string gnuplot_data(const Figure& figure) {
   std::string out;
   for (std::size_t s = 0; s < figure.series.size(); ++s) {
     if (s) out += "\n\n";
-    out += "# " + figure.series[s].legend + "\n# x mean min max runs\n";
+    out += "# " + plain(figure.series[s].legend) + "\n# x mean min max runs\n";
     // An empty block would shift gnuplot's index numbering; keep a placeholder row that draws nothing.
     if (figure.series[s].rows.empty()) out += "NaN NaN NaN NaN 0\n";
     for (const auto& row : figure.series[s].rows) {
@@ -82,8 +89,8 @@ std::string gnuplot_script(const Figure& figure, const std::string& image_name,
   const bool svg = fs::path(image_name).extension() == ".svg";
   std::string gp;
   gp += "# Written by `sgdsim plot`. Edit freely and re-render in this folder with:  gnuplot " +
-        fs::path(image_name).replace_extension(".gp").string() + "\n";
-  gp += "# Data: " + data_name + " (per series: x, mean over seeds, min, max, number of seeds).\n";
+        plain(fs::path(image_name).replace_extension(".gp").string()) + "\n";
+  gp += "# Data: " + plain(data_name) + " (per series: x, mean over seeds, min, max, number of seeds).\n";
   if (svg) {
     gp += "set terminal svg size 1000,650 dynamic noenhanced font \"sans,12\" background rgb \"white\"\n";
   } else {
@@ -138,6 +145,9 @@ PlotFiles write_gnuplot(const Figure& figure, const fs::path& image) {
   const std::string extension = image.extension().string();
   if (extension != ".png" && extension != ".svg") {
     throw InputError(image.string() + ": the figure must be a .png or .svg file");
+  }
+  if (plain(image.string()) != image.string()) {
+    throw InputError(plain(image.string()) + ": the figure's file name holds control characters");
   }
   PlotFiles files{image, fs::path(image).replace_extension(".gp"), fs::path(image).replace_extension(".dat")};
   const fs::path folder = image.parent_path().empty() ? fs::path(".") : image.parent_path();

@@ -2,6 +2,10 @@
 // end on fake sweeps (files produced, script references its data, bad input, missing gnuplot).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <tuple>
 
 #include "analysis/csv_table.hpp"
@@ -92,15 +96,66 @@ TEST_CASE("the gnuplot script references its data, labels axes with units and ha
   figure.series = {{"a", {{1, 2, 1, 3, 2}}}, {"b", {}}, {"c", {{1, 1, 1, 1, 1}}}};
   const std::string script = gnuplot_script(figure, "fig.svg", "fig.dat");
   CHECK_THAT(script, Catch::Contains("set terminal svg"));
-  CHECK_THAT(script, Catch::Contains("data = \"fig.dat\""));
-  CHECK_THAT(script, Catch::Contains("set output \"fig.svg\""));
-  CHECK_THAT(script, Catch::Contains("set xlabel \"simulated time (s)\""));
-  CHECK_THAT(script, Catch::Contains("\\\"quoted\\\""));
+  CHECK_THAT(script, Catch::Contains("data = 'fig.dat'"));
+  CHECK_THAT(script, Catch::Contains("set output 'fig.svg'"));
+  CHECK_THAT(script, Catch::Contains("set xlabel 'simulated time (s)'"));
+  CHECK_THAT(script, Catch::Contains("set title 'T \"quoted\"'"));
   CHECK_THAT(script, Catch::Contains("index 2"));
   const std::string data = gnuplot_data(figure);
   // Blocks are separated by two blank lines; the empty series keeps its place with a NaN row.
   CHECK(std::count(data.begin(), data.end(), '#') == 6);
   CHECK_THAT(data, Catch::Contains("\n\n\n# b\n# x mean min max runs\nNaN"));
+}
+
+TEST_CASE("hostile labels are text to gnuplot: no command runs, no macro expands, no data row is added") {
+  Figure figure;
+  figure.title = "`touch pwned` it's @macro $(id)";
+  figure.x_label = "x\nset output 'other.png'";
+  figure.y_label = "y\r\x1b[31m";
+  figure.series = {{"legend`id`\n1 2 3 4 5", {{1, 2, 1, 3, 2}}}};
+  figure.markers = {{1.0, "m'`id`'"}};
+  const std::string script = gnuplot_script(figure, "fig.svg", "fig.dat");
+  CHECK_THAT(script, Catch::Contains("set title '`touch pwned` it''s @macro $(id)'"));
+  CHECK_THAT(script, Catch::Contains("set xlabel 'x set output ''other.png'''"));
+  CHECK_THAT(script, Catch::Contains("set ylabel 'y  [31m'"));
+  CHECK_THAT(script, Catch::Contains("set label 'm''`id`''' at"));
+  CHECK_THAT(script, Catch::Contains("title 'legend`id` 1 2 3 4 5'"));
+  const std::string data = gnuplot_data(figure);
+  CHECK(data == "# legend`id` 1 2 3 4 5\n# x mean min max runs\n1 2 1 3 2\n");
+}
+
+TEST_CASE("sgdsim plot of a run folder and a title with backquoted commands runs nothing") {
+  ScratchDir scratch("plot-hostile");
+  const fs::path out = fake_method_sweep(scratch.path());
+  const fs::path lone = scratch / "run `touch pwned-by-folder`";
+  fs::copy(out / "runs" / entries(out / "runs")[0], lone);
+  write_text(lone / "resolved.json",
+             R"({"name": "`touch pwned-by-name`\n0 0 0 0 0", "seed": 1, "algorithm": {"kind": "sparq"}})");
+  write_text(lone / "trace.csv",
+             "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,"
+             "consensus_distance\n0,0,0,0,0,,1,,0\n10,1,1000,0,0,,0.5,,0\n");
+  const fs::path figures = scratch / "figs";
+  fs::create_directories(figures);
+  const auto result =
+      run_sgdsim("plot " + quote(lone.string()) + " --title " + quote("`touch pwned-by-title` it's") +
+                 " -o " + quote((figures / "m.png").string()));
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK(fs::file_size(figures / "m.png") > 1000);
+  for (const fs::path& folder : {scratch.path(), figures, lone}) {
+    for (const char* name : {"pwned-by-folder", "pwned-by-name", "pwned-by-title"}) {
+      INFO((folder / name).string());
+      CHECK(!fs::exists(folder / name));
+    }
+  }
+  const std::string script = read_text(figures / "m.gp");
+  CHECK_THAT(script, Catch::Contains("set title '`touch pwned-by-title` it''s'"));
+  CHECK_THAT(script, Catch::Contains("'`touch pwned-by-name` 0 0 0 0 0'"));
+  // The data file holds the block's two comment lines and the run's one row drawn (bits > 0 on a log axis):
+  // the newline in the name added none.
+  const std::string data = read_text(figures / "m.dat");
+  CHECK(count_lines(data) == 2 + 1);
+  CHECK(data.rfind("# `touch pwned-by-name` 0 0 0 0 0\n# x mean min max runs\n1000 ", 0) == 0);
 }
 
 TEST_CASE("sgdsim plot draws sweeps and runs to png and svg, keeping script and data beside the figure") {
@@ -131,7 +186,7 @@ TEST_CASE("sgdsim plot draws sweeps and runs to png and svg, keeping script and 
     CHECK_THAT(script, Catch::Contains(c.axis));
     CHECK(fs::file_size(fs::path(figure).replace_extension(".dat")) > 0);
   }
-  CHECK_THAT(read_text(scratch / "figs/time.gp"), Catch::Contains("title \"choco\""));
+  CHECK_THAT(read_text(scratch / "figs/time.gp"), Catch::Contains("title 'choco'"));
   // The fake runs' bits do not depend on the bandwidth: per method, the two bandwidths are one curve.
   CHECK_THAT(read_text(scratch / "figs/bits.gp"), Catch::Contains("kind=choco (2 identical)"));
   // The bandwidth figure has one line per method, not per bandwidth.
@@ -297,7 +352,40 @@ TEST_CASE("a sweep shown beside single runs: series named by the sweep's axes an
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   const std::string script = read_text(scratch / "m.gp");
-  CHECK_THAT(script, Catch::Contains("title \"my-run\""));
-  CHECK_THAT(script, Catch::Contains("title \"kind=dpsgd (2 identical)\""));
+  CHECK_THAT(script, Catch::Contains("title 'my-run'"));
+  CHECK_THAT(script, Catch::Contains("title 'kind=dpsgd (2 identical)'"));
   CHECK_THAT(script, !Catch::Contains("kind=sparq"));
+}
+
+TEST_CASE("table, targets and plot refuse a trace.csv or index.csv that is a FIFO or a device", "[fifo]") {
+  ScratchDir scratch("analysis-fifo");
+  const fs::path out = fake_method_sweep(scratch.path());
+  // A lone run whose trace.csv is a FIFO (reading it would block for ever).
+  const fs::path lone = scratch / "lone";
+  fs::copy(out / "runs" / entries(out / "runs")[0], lone);
+  fs::remove(lone / "trace.csv");
+  REQUIRE(mkfifo((lone / "trace.csv").c_str(), 0600) == 0);
+  // A sweep whose index.csv is a FIFO.
+  REQUIRE(fs::remove(out / "index.csv"));
+  REQUIRE(mkfifo((out / "index.csv").c_str(), 0600) == 0);
+  const std::vector<std::string> commands = {"table {} --column loss", "targets {} --target 0.5",
+                                             "plot {} -o " + quote((scratch / "f.png").string())};
+  for (const fs::path& folder : {lone, out}) {
+    for (std::string command : commands) {
+      command.replace(command.find("{}"), 2, quote(folder.string()));
+      const auto result = run_sgdsim(command);
+      INFO(command << "\n" << result.output);
+      CHECK(result.exit_code == 2);
+      CHECK_THAT(result.output, Catch::Contains("is a FIFO"));
+    }
+  }
+  if (geteuid() == 0) {
+    // A copy of /dev/zero (made in the scratch folder) would be read until memory runs out.
+    fs::remove(lone / "trace.csv");
+    REQUIRE(mknod((lone / "trace.csv").c_str(), S_IFCHR | 0666, makedev(1, 5)) == 0);
+    const auto result = run_sgdsim("table " + quote(lone.string()) + " --column loss");
+    INFO(result.output);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains("trace.csv: is a character device"));
+  }
 }
