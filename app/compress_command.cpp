@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <span>
@@ -18,6 +17,7 @@
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/quantizer.hpp"
 #include "app/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/npy.hpp"
 #include "common/regular_file.hpp"
@@ -58,7 +58,6 @@ std::vector<float> read_vector(const std::string& path) {
   return values;
 }
 
-// Writes atomically: a temporary file beside the target, then a rename.
 // For the quantizers: the empirical (order-0) entropy of the first encoding's level indices plus its 32-bit
 // norms, per coordinate — the floor no coding of those symbols taken one at a time can beat.
 std::optional<double> entropy_floor(const compression::Compressor& compressor, std::span<const float> values,
@@ -69,6 +68,7 @@ std::optional<double> entropy_floor(const compression::Compressor& compressor, s
   return quantizer->entropy_bits(values, same) / static_cast<double>(values.size());
 }
 
+// Writes atomically (common/atomic_file.hpp): a device or FIFO is written through, never replaced.
 void write_vector(const std::string& path, const std::vector<float>& values) {
   std::string header;
   if (has_suffix(path, ".npy")) {
@@ -82,17 +82,9 @@ void write_vector(const std::string& path, const std::vector<float>& values) {
     header += static_cast<char>(dict.size() >> 8);
     header += dict;
   }
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path + ": cannot write the output file");
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(4 * values.size()));
-    if (!out) throw InputError(path + ": cannot write the output file");
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) throw InputError(path + ": cannot write the output file: " + error.message());
+  std::string content = header;
+  content.append(reinterpret_cast<const char*>(values.data()), 4 * values.size());
+  write_file_atomically(path, content);
 }
 
 }  // namespace

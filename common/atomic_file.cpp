@@ -1,5 +1,7 @@
 #include "common/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,8 +13,41 @@
 #include "common/regular_file.hpp"
 
 namespace sgdsim {
+namespace {
+
+// A character device (/dev/null, a terminal) or a FIFO (a pipe, `>(gzip > x)`) is a destination, not a file
+// to replace: renaming over it would put a regular file in its place (as root, even /dev/null).
+void write_through(const std::filesystem::path& file, const std::string& content) {
+  const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      close(fd);
+      throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(error));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (close(fd) != 0 && errno != EINTR) {
+    throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
+  }
+}
+
+}  // namespace
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& content) {
+  struct stat target {};
+  if (stat(file.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    if (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)) return write_through(file, content);
+    const char* kind = S_ISDIR(target.st_mode)    ? "a directory"
+                       : S_ISBLK(target.st_mode)  ? "a block device"
+                       : S_ISSOCK(target.st_mode) ? "a socket"
+                                                  : "not a regular file";
+    throw InputError(file.string() + ": is " + kind + "; refusing to write over it");
+  }
   char host[256] = "host";
   gethostname(host, sizeof host - 1);
   host[sizeof host - 1] = '\0';

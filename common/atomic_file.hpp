@@ -1,7 +1,8 @@
 #pragma once
 // Writing a file so that readers see either the old content or the new, never a partial one: the text goes to
 // a temporary sibling (named after host and process, so concurrent writers on a shared file system do not
-// collide) that is then renamed over the target.
+// collide) that is then renamed over the target. A character device or FIFO at the path is written through
+// (never replaced); a directory, block device or socket there is an InputError.
 #include <filesystem>
 #include <string>
 

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -173,6 +174,31 @@ TEST_CASE("compress refuses a FIFO as input or compressor file without blocking"
       compress("--compressor " + fifo.string() + " --input " + (dir / "v.f32").string());
   CHECK(spec.exit_code == 2);
   CHECK_THAT(spec.output, Catch::Contains("pipe: is a FIFO"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compress --output to a device node writes through it instead of replacing it") {
+  if (geteuid() != 0) {
+    WARN("not root: mknod cannot make device nodes here; skipped");
+    return;
+  }
+  const auto dir = scratch();
+  write_bytes(dir / "v.f32", raw({1.0f, 2.0f}));
+  const auto null = dir / "null";
+  const auto full = dir / "full";
+  REQUIRE(mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+  REQUIRE(mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0);
+  const std::string input = R"(--compressor '{"kind": "none"}' --input )" + (dir / "v.f32").string();
+  const CommandResult to_null = compress(input + " --output " + null.string());
+  CHECK(to_null.exit_code == 0);
+  const CommandResult to_full = compress(input + " --output " + full.string());
+  CHECK(to_full.exit_code != 0);
+  CHECK_THAT(to_full.output, Catch::Contains(full.string()) && Catch::Contains("No space left"));
+  for (const auto& node : {null, full}) {
+    struct stat s {};
+    REQUIRE(lstat(node.c_str(), &s) == 0);
+    CHECK(S_ISCHR(s.st_mode));
+  }
   std::filesystem::remove_all(dir);
 }
 
