@@ -5,13 +5,23 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "common/error.hpp"
+#include "observation/schedule.hpp"
 
 namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
+
+const std::vector<std::string>& run_output_files() {
+  static const std::vector<std::string> files = {"resolved.json", "trace.csv",
+                                                 "links.csv",     "timeline.json",
+                                                 "summary.json",  observation::schedule_file_name};
+  return files;
+}
+
 namespace {
 
 std::string host_name() {
@@ -26,12 +36,42 @@ bool process_alive(long pid) {
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
 }
 
-// An earlier run's output: what `sgdsim run` writes, and nothing that looks like someone's other data.
-bool looks_like_run_folder(const fs::path& folder) {
+// What an existing folder holds, measured against what a run writes.
+struct Contents {
+  bool empty = true;
+  bool run_seen = false;             // resolved.json or summary.json, as a run writes them
+  std::vector<std::string> foreign;  // everything a run does not write, sorted
+};
+
+Contents contents_of(const fs::path& folder) {
+  const std::vector<std::string>& run_files = run_output_files();
+  Contents contents;
   std::error_code error;
-  if (fs::is_empty(folder, error) && !error) return true;
-  return fs::is_regular_file(folder / "resolved.json", error) ||
-         fs::is_regular_file(folder / "summary.json", error);
+  fs::directory_iterator it(folder, error), end;
+  for (; !error && it != end; it.increment(error)) {
+    contents.empty = false;
+    const std::string name = it->path().filename().string();
+    std::error_code ignored;
+    const bool owned = std::find(run_files.begin(), run_files.end(), name) != run_files.end() &&
+                       it->symlink_status(ignored).type() == fs::file_type::regular;
+    if (!owned) contents.foreign.push_back(name);
+    if (owned && (name == "resolved.json" || name == "summary.json")) contents.run_seen = true;
+  }
+  if (error) contents.foreign.push_back("(unreadable: " + error.message() + ")");
+  std::sort(contents.foreign.begin(), contents.foreign.end());
+  return contents;
+}
+
+// Empty, or nothing but what a run writes: the folder may be replaced.
+bool replaceable(const Contents& contents) {
+  return contents.empty || (contents.run_seen && contents.foreign.empty());
+}
+
+std::string listing(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i) text += (i ? ", " : "") + names[i];
+  if (names.size() > 5) text += " and " + std::to_string(names.size() - 5) + " more";
+  return text;
 }
 
 [[noreturn]] void refuse(const std::string& argument, const std::string& why) {
@@ -100,10 +140,15 @@ fs::path OutputFolder::check(const std::string& directory, bool force) {
     if (fs::is_symlink(status)) refuse(directory, "exists and is a symbolic link; refusing to replace it");
     if (!fs::is_directory(status)) refuse(directory, "exists and is not a folder; refusing to replace it");
     if (!force) refuse(directory, "already exists (use --force to replace it)");
-    if (!looks_like_run_folder(target)) {
+    const Contents contents = contents_of(target);
+    if (!contents.empty && !contents.run_seen) {
       refuse(directory,
              "exists and does not look like the output of an earlier run (no resolved.json or "
              "summary.json); refusing to replace it, even with --force");
+    }
+    if (!replaceable(contents)) {
+      refuse(directory, "exists and holds what a run does not write (" + listing(contents.foreign) +
+                            "); replacing the folder would delete it: refusing, even with --force");
     }
   }
   return target;
@@ -142,10 +187,16 @@ void OutputFolder::publish() {
     published_ = true;
     return;
   }
-  if (!force_ || !fs::is_directory(status) || !looks_like_run_folder(target_)) {
-    published_ = true;  // keep the results where the message says
-    throw InputError("-o " + argument_ + ": appeared while the simulation ran; the results are kept in " +
-                     temporary_.string());
+  if (!force_ || !fs::is_directory(status) || !replaceable(contents_of(target_))) {
+    // Another run (or someone) took the name meanwhile. The results move out of the temporary name, which
+    // a later run into DIR would remove as a dead process's leftover, to one that nothing removes.
+    published_ = true;
+    const fs::path kept = target_.string() + ".kept-" + host_name() + "-" + std::to_string(getpid());
+    std::error_code moved;
+    fs::rename(temporary_, kept, moved);
+    throw InputError("-o " + argument_ +
+                     ": appeared while the simulation ran; this run's results are kept in " +
+                     (moved ? temporary_ : kept).string());
   }
   if (exchange(temporary_, target_)) {
     published_ = true;

@@ -4,13 +4,16 @@
 // either no folder, the old one, or the complete new one, whatever happens in between (kill -9 included).
 //  * The target is checked before any work: an empty name, ".", "..", a name ending in "/." or "/..", a path
 //    through a regular file, an existing file, symlink or other non-folder, an existing folder without
-//    `force`, or (with `force`) a folder that is not an earlier run's output are InputErrors.
+//    `force`, or (with `force`) a folder that is not an earlier run's output are InputErrors. An earlier
+//    run's output is an empty folder or one that holds nothing but run_output_files() (and at least
+//    resolved.json or summary.json): replacing anything else would delete someone's other work.
 //  * Replacing (with `force`) swaps the two folders in one step with renameat2(RENAME_EXCHANGE) where the
 //  file
 //    system supports it, then removes the old one; elsewhere it falls back to two renames.
 //  * Temporary folders of processes that are gone (same host, dead PID) are removed.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace sgdsim::scenarios {
 
@@ -28,7 +31,9 @@ class OutputFolder {
   const std::filesystem::path& temporary() const { return temporary_; }
   const std::filesystem::path& target() const { return target_; }
 
-  // Moves the temporary folder to the target (replacing the old one when `force` was given).
+  // Moves the temporary folder to the target (replacing the old one when `force` was given). When the target
+  // appeared meanwhile and may not be replaced, the results go to "DIR.kept-HOST-PID" (an InputError says
+  // so).
   void publish();
 
  private:
@@ -38,6 +43,9 @@ class OutputFolder {
   bool force_ = false;
   bool published_ = false;
 };
+
+// Everything `sgdsim run` and `sgdsim retime` write into an output folder.
+const std::vector<std::string>& run_output_files();
 
 // Removes "NAME.tmp-HOST-PID" (and "NAME.old-HOST-PID") siblings of `target` left by dead processes of this
 // host. Returns how many it removed.

@@ -99,7 +99,8 @@ TEST_CASE("a trailing slash names the same folder, and an existing folder needs 
 TEST_CASE("replacing with --force swaps in the complete new folder and leaves no sibling behind") {
   Folder f;
   REQUIRE(f.run("-o out").exit_code == 0);
-  std::ofstream(f.dir / "out" / "stale-marker") << "from the old run";
+  // A file an earlier run wrote (with --timeline) that this run does not write goes with the old folder.
+  std::ofstream(f.dir / "out" / "timeline.json") << "from the old run";
   struct stat before {};
   REQUIRE(stat((f.dir / "out").c_str(), &before) == 0);
   const CommandResult result = f.run("-o out --force");
@@ -130,6 +131,38 @@ TEST_CASE(
   fs::create_directories(f.dir / "empty");
   CHECK(f.run("-o empty --force").exit_code == 0);
   CHECK(fs::exists(f.dir / "empty" / "summary.json"));
+}
+
+TEST_CASE("with --force, a run folder that also holds other files or folders is kept, naming them") {
+  Folder f;
+  REQUIRE(f.run("-o out").exit_code == 0);
+  std::ofstream(f.dir / "out" / "notes.txt") << "precious";
+  fs::create_directories(f.dir / "out" / "analysis");
+  const CommandResult result = f.run("-o out --force");
+  CHECK(result.exit_code == 2);
+  CHECK_THAT(result.output, Catch::Contains("-o out: exists and holds what a run does not write (analysis, "
+                                            "notes.txt)") &&
+                                Catch::Contains("refusing, even with --force"));
+  CHECK(read_text(f.dir / "out" / "notes.txt") == "precious");
+  CHECK(f.entries(f.dir) == std::vector<std::string>{"out", "s.json"});  // nothing simulated, nothing left
+  // A lone summary.json beside someone's files does not make a run folder either.
+  fs::create_directories(f.dir / "work");
+  std::ofstream(f.dir / "work" / "summary.json") << "{}";
+  std::ofstream(f.dir / "work" / "draft.tex") << "precious";
+  const CommandResult work = f.run("-o work --force");
+  CHECK(work.exit_code == 2);
+  CHECK_THAT(work.output, Catch::Contains("draft.tex"));
+  CHECK(read_text(f.dir / "work" / "draft.tex") == "precious");
+  // Once only what a run writes is left, --force replaces it.
+  fs::remove(f.dir / "out" / "notes.txt");
+  fs::remove(f.dir / "out" / "analysis");
+  CHECK(f.run("-o out --force").exit_code == 0);
+  // A recorded run's schedule is one of a run's files too.
+  REQUIRE(f.run("-o recorded --record").exit_code == 0);
+  REQUIRE(fs::exists(f.dir / "recorded" / "schedule.bin"));
+  const CommandResult recorded = f.run("-o recorded --force");
+  INFO(recorded.output);
+  CHECK(recorded.exit_code == 0);
 }
 
 TEST_CASE("temporary folders of dead runs on this host are removed, live or foreign ones are kept") {
@@ -172,4 +205,33 @@ TEST_CASE("a scenario that is a FIFO is refused without blocking", "[fifo]") {
     CHECK_THAT(result.output, Catch::Contains("pipe.json: is a FIFO"));
   }
   CHECK_FALSE(fs::exists(f.dir / "out"));
+}
+
+TEST_CASE("a run whose new folder appeared while it simulated keeps its results where nothing removes them") {
+  Folder f;
+  std::string message;
+  fs::path kept;
+  {
+    OutputFolder output((f.dir / "out").string(), false);
+    std::ofstream(output.temporary() / "summary.json") << "{\"mine\": true}";
+    // Another run into the same new folder finishes first.
+    fs::create_directories(f.dir / "out");
+    std::ofstream(f.dir / "out" / "summary.json") << "{}";
+    try {
+      output.publish();
+    } catch (const InputError& e) {
+      message = e.what();
+    }
+    kept = fs::path(output.target().string() + ".kept-" + host() + "-" + std::to_string(getpid()));
+  }
+  CHECK_THAT(message, Catch::Contains("appeared while the simulation ran") &&
+                          Catch::Contains("results are kept in " + kept.string()));
+  CHECK(read_text(kept / "summary.json") == "{\"mine\": true}");
+  CHECK(read_text(f.dir / "out" / "summary.json") == "{}");
+  // A later run into the same folder removes dead runs' temporaries, not kept results.
+  const fs::path dead_kept = f.dir / ("out.kept-" + host() + "-999999999");
+  fs::create_directories(dead_kept);
+  CHECK(f.run("-o out --force").exit_code == 0);
+  CHECK(fs::exists(kept / "summary.json"));
+  CHECK(fs::exists(dead_kept));
 }
