@@ -2,6 +2,7 @@
 // gap). Reads only the scenario's "seed" and "network", so it works on a scenario whose other parts are
 // unfinished.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -36,16 +37,34 @@ void print_profiles(const TopologyOptions& options, const topology::Topology& to
                     const sim::Dynamics& network_dynamics, std::uint64_t seed, const std::string& base_dir) {
   sim::Dynamics dynamics = network_dynamics;
   sim::read_compute(root, base_dir.empty() ? "." : base_dir, topology.nodes, seed, &dynamics);
+  char until[32];
+  std::snprintf(until, sizeof until, "%g", options.until);
+  if (!std::isfinite(options.until) || options.until < 0)
+    throw InputError(std::string("--until: expected a finite number of seconds >= 0, found ") + until);
   json out = json::object();
   const auto series = [&](const char* name, const std::vector<sim::Profile>& parts, double scale) {
+    // Random profiles change without end: a long --until must not print (or hold) billions of lines.
+    constexpr std::size_t max_points = 1000000;
+    const auto changes = sim::profile_until(parts, options.until, max_points);
+    if (changes.size() > max_points) {
+      throw InputError(std::string("--until ") + until + ": the " + name + " profile changes more than " +
+                       std::to_string(max_points) + " times by then; give a shorter --until");
+    }
     json points = json::array();
-    for (const auto& [t, v] : sim::profile_until(parts, options.until)) points.push_back({t, v * scale});
+    for (const auto& [t, v] : changes) points.push_back({t, v * scale});
     out[name] = points;
   };
   if (!options.link.empty()) {
     std::size_t a = 0, b = 0;
-    if (std::sscanf(options.link.c_str(), "%zu-%zu", &a, &b) != 2)
+    const std::size_t dash = options.link.find('-');
+    const auto digits = [](const std::string& text) {
+      return !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (dash == std::string::npos || !digits(options.link.substr(0, dash)) ||
+        !digits(options.link.substr(dash + 1)))
       throw InputError("--link: expected a-b (two node ids), found \"" + options.link + "\"");
+    a = std::stoul(options.link.substr(0, dash));
+    b = std::stoul(options.link.substr(dash + 1));
     if (a > b) std::swap(a, b);
     const auto edge = topology::edge_index(topology, a, b);
     if (!edge)
@@ -152,7 +171,8 @@ void add_topology_command(CLI::App& root) {
       ->capture_default_str();
   cmd->add_option("--link", options->link,
                   "Print the bandwidth, latency and state profiles link a-b follows (time value lines)");
-  cmd->add_option("--node", options->node, "Print the speed factor profile node i's host follows");
+  cmd->add_option("--node", options->node, "Print the speed factor profile node i's host follows")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--until", options->until, "Seconds of profile to print")->capture_default_str();
   cmd->callback([options] { print_topology(*options); });
 }

@@ -13,9 +13,12 @@ struct ProfileEvents::Part {
       : profile(std::move(p)),
         rng(Rng::stream(profile.stream_seed, profile.stream_index, Purpose::dynamics)) {}
 
-  // The next change of this part alone, or nullopt.
+  // The next change of this part alone (a new value, or its first event), or nullopt. Events that repeat
+  // the current value are skipped, and a part whose value can no longer change ends: a random profile with
+  // episodes of factor 1, a periodic one whose values are all equal.
   std::optional<std::pair<double, double>> next() {
     if (profile.random) {
+      if (map(profile.episode_value) == 1.0) return std::nullopt;
       // Normal stretches and episodes alternate from time 0 (normal first).
       const double mean = in_episode ? profile.mean_episode : profile.mean_normal;
       const bool fixed = in_episode && profile.fixed_episode;
@@ -24,6 +27,19 @@ struct ProfileEvents::Part {
       in_episode = !in_episode;
       return std::make_pair(clock, map(in_episode ? profile.episode_value : 1.0));
     }
+    // A whole period without a new value: the periods repeat it, so nothing changes again.
+    for (std::size_t repeats = 0; repeats <= profile.steps.size(); ++repeats) {
+      const auto step = next_step();
+      if (!step) return std::nullopt;
+      if (!emitted || step->second != *emitted) {
+        emitted = step->second;
+        return step;
+      }
+    }
+    return std::nullopt;
+  }
+  // The next step as written (periods repeated), or nullopt after the last one.
+  std::optional<std::pair<double, double>> next_step() {
     if (profile.steps.empty()) return std::nullopt;
     if (index == profile.steps.size()) {
       if (profile.period <= 0) return std::nullopt;
@@ -40,6 +56,7 @@ struct ProfileEvents::Part {
   std::size_t index = 0, cycle = 0;
   double clock = 0;
   bool in_episode = false;
+  std::optional<double> emitted;                     // steps: the value of the last change reported
   std::optional<std::pair<double, double>> pending;  // this part's next change, not yet applied
   double value = 1;
 };
@@ -55,7 +72,11 @@ ProfileEvents::ProfileEvents(ProfileEvents&&) noexcept = default;
 ProfileEvents& ProfileEvents::operator=(ProfileEvents&&) noexcept = default;
 
 std::optional<std::pair<double, double>> ProfileEvents::next() {
-  for (;;) {
+  // Every part changes at each of its events, so the product stays put only where parts change at the same
+  // instant and cancel (periodic profiles made to); this many such instants in a row is taken as a product
+  // that no longer changes, rather than searched for ever.
+  constexpr std::size_t max_unchanged = std::size_t{1} << 20;
+  for (std::size_t unchanged = 0; unchanged < max_unchanged; ++unchanged) {
     double when = std::numeric_limits<double>::infinity();
     for (const auto& part : parts_)
       if (part->pending) when = std::min(when, part->pending->first);
@@ -74,12 +95,16 @@ std::optional<std::pair<double, double>> ProfileEvents::next() {
       return std::make_pair(when, product);
     }
   }
+  return std::nullopt;
 }
 
-std::vector<std::pair<double, double>> profile_until(const std::vector<Profile>& parts, double until) {
+std::vector<std::pair<double, double>> profile_until(const std::vector<Profile>& parts, double until,
+                                                     std::size_t max_changes) {
   ProfileEvents events(parts);
   std::vector<std::pair<double, double>> out;
-  while (auto event = events.next()) {
+  while (out.size() <= max_changes) {
+    const auto event = events.next();
+    if (!event) break;
     if (event->first > until) break;
     if (!out.empty() && out.back().first == event->first)
       out.back().second = event->second;

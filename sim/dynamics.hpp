@@ -4,6 +4,7 @@
 // layer builds them, sim/ turns them into SimGrid profiles and actors, and tools print them.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,8 +47,10 @@ class ProfileEvents {
   double product_ = 1;
 };
 
-// Every change of the product of `parts` up to `until` seconds (inclusive), starting with its value at 0.
-std::vector<std::pair<double, double>> profile_until(const std::vector<Profile>& parts, double until);
+// Every change of the product of `parts` up to `until` seconds (inclusive), starting with its value at 0; at
+// most `max_changes` + 1 of them (more than max_changes: there were more).
+std::vector<std::pair<double, double>> profile_until(const std::vector<Profile>& parts, double until,
+                                                     std::size_t max_changes = SIZE_MAX);
 
 // A competing flow: from `from` to `to` (routed like any message), either a constant stream capped at
 // `rate` bytes/s (rate > 0, size 0), or bulk transfers of `size` bytes arriving as a Poisson process of

@@ -84,7 +84,7 @@ ComputeSetup read_compute(Spec& root, const std::string& base_dir, std::size_t n
   for (std::size_t w = 0; w < protocols::work_kinds; ++w)
     costs.charged[w] = charge.boolean(std::string(protocols::work_names[w]));
   charge.finish();
-  if (dynamics) read_compute_dynamics(compute, nodes, seed, base_dir, *dynamics);
+  if (dynamics) read_compute_dynamics(compute, nodes, out.host_speed, seed, base_dir, *dynamics);
   compute.finish();
   return out;
 }

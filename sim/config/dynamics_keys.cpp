@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
+#include <string>
 
 #include "common/rng.hpp"
 #include "common/spec.hpp"
@@ -203,6 +205,47 @@ std::vector<std::size_t> selected_nodes(Spec& entry, std::size_t nodes) {
   return out;
 }
 
+// The smallest and largest value the product of `parts` can take: each profile's extreme factors, 1
+// included (the value before a profile's first step and between random episodes).
+std::pair<double, double> factor_range(const std::vector<Profile>& parts) {
+  double low = 1, high = 1;
+  for (const Profile& p : parts) {
+    double part_low = 1, part_high = 1;
+    if (p.random) {
+      part_low = std::min(1.0, p.episode_value);
+      part_high = std::max(1.0, p.episode_value);
+    }
+    for (const auto& step : p.steps) {
+      part_low = std::min(part_low, step.second);
+      part_high = std::max(part_high, step.second);
+    }
+    low *= part_low;
+    high *= part_high;
+  }
+  return {low, high};
+}
+
+// Effective values (nominal × factors) stay within the bounds nominal values have (common/keys.cpp):
+// beyond them SimGrid's solver aborts, or a transfer never ends.
+void check_effective(Spec& entry, const std::string& key, const std::string& what, double nominal,
+                     double factor, const std::vector<Profile>& parts, double lowest, double highest,
+                     const char* unit) {
+  auto [low, high] = factor_range(parts);
+  low *= factor;
+  high *= factor;
+  const auto text = [unit](double v) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.6g %s", v, unit);
+    return std::string(buffer);
+  };
+  if (nominal * low < lowest || nominal * high > highest) {
+    entry.fail(key, "takes " + what + " (" + text(nominal) + " nominal) to " +
+                        text(nominal * low < lowest ? nominal * low : nominal * high) +
+                        " with its factors and those of the other entries, outside [" + text(lowest) + ", " +
+                        text(highest) + "]");
+  }
+}
+
 // Adds `profile` to `element`'s list, with its own random stream.
 void add(std::vector<std::vector<Profile>>& lists, std::size_t size, std::size_t element, Profile profile,
          Category category, std::size_t entry) {
@@ -263,13 +306,25 @@ void read_network_dynamics(Spec& network, const topology::Topology& topology, st
     const auto selected = selected_edges(entry, topology);
     if (!entry.has("bandwidth") && !entry.has("latency"))
       entry.fail("bandwidth", "an entry needs \"bandwidth\" and/or \"latency\"");
+    const auto edge_name = [&](std::size_t k) {
+      return "edge " + std::to_string(topology.edges[k].a) + "-" + std::to_string(topology.edges[k].b) +
+             "'s ";
+    };
     if (entry.has("bandwidth")) {
       const Profile profile = read_time_profile(entry, "bandwidth", base_dir, seed);
-      for (std::size_t k : selected) add(dynamics.link_bandwidth, edges, k, profile, link_bandwidth, e);
+      for (std::size_t k : selected) {
+        add(dynamics.link_bandwidth, edges, k, profile, link_bandwidth, e);
+        check_effective(entry, "bandwidth", edge_name(k) + "bandwidth", topology.edges[k].link.bandwidth, 1,
+                        dynamics.link_bandwidth[k], 1e-3, 1e15, "B/s");
+      }
     }
     if (entry.has("latency")) {
       const Profile profile = read_time_profile(entry, "latency", base_dir, seed);
-      for (std::size_t k : selected) add(dynamics.link_latency, edges, k, profile, link_latency, e);
+      for (std::size_t k : selected) {
+        add(dynamics.link_latency, edges, k, profile, link_latency, e);
+        check_effective(entry, "latency", edge_name(k) + "latency", topology.edges[k].link.latency, 1,
+                        dynamics.link_latency[k], 0, 1e6, "s");
+      }
     }
     entry.finish();
   }
@@ -311,22 +366,27 @@ void read_network_dynamics(Spec& network, const topology::Topology& topology, st
   dynamics.receive_timeout = network.duration("receive_timeout");
 }
 
-void read_compute_dynamics(Spec& compute, std::size_t nodes, std::uint64_t seed, const std::string& base_dir,
-                           Dynamics& dynamics) {
+void read_compute_dynamics(Spec& compute, std::size_t nodes, double host_speed, std::uint64_t seed,
+                           const std::string& base_dir, Dynamics& dynamics) {
   {
     Spec spread = compute.object("speed_spread");
     const std::string distribution = spread.string("distribution");
     const double s = spread.number("spread");
     if (distribution == "uniform" && s >= 1) spread.fail("spread", "must be below 1 for \"uniform\"");
-    spread.finish();
     if (distribution != "none" && s > 0) {
       dynamics.node_speed.assign(nodes, 1.0);
       for (std::size_t i = 0; i < nodes; ++i) {
         Rng rng = Rng::stream(seed, stream_index(Category::speed, 0, i), Purpose::dynamics);
         dynamics.node_speed[i] =
             distribution == "uniform" ? 1 + s * (2 * rng.uniform() - 1) : std::exp(s * rng.normal());
+        if (host_speed * dynamics.node_speed[i] < 1 || host_speed * dynamics.node_speed[i] > 1e30) {
+          spread.fail("spread", "gives node " + std::to_string(i) + " a speed factor of " +
+                                    std::to_string(dynamics.node_speed[i]) +
+                                    ", which takes its speed outside [1, 1e30] flop/s");
+        }
       }
     }
+    spread.finish();
   }
   std::vector<Spec> entries = compute.objects("stragglers");
   for (std::size_t e = 0; e < entries.size(); ++e) {
@@ -340,6 +400,14 @@ void read_compute_dynamics(Spec& compute, std::size_t nodes, std::uint64_t seed,
     if (entry.has("profile")) {
       const Profile profile = read_time_profile(entry, "profile", base_dir, seed);
       for (std::size_t i : selected) add(dynamics.node_speed_profile, nodes, i, profile, node_profile, e);
+    }
+    // The speed of every node it slows, with the spread's factor and every entry so far.
+    for (std::size_t i : selected) {
+      const double factor = dynamics.node_speed.empty() ? 1.0 : dynamics.node_speed[i];
+      static const std::vector<Profile> none;
+      const auto& parts = i < dynamics.node_speed_profile.size() ? dynamics.node_speed_profile[i] : none;
+      check_effective(entry, entry.has("profile") ? "profile" : "slowdown",
+                      "node " + std::to_string(i) + "'s speed", host_speed, factor, parts, 1, 1e30, "flop/s");
     }
     entry.finish();
   }

@@ -19,10 +19,11 @@ namespace sgdsim::sim {
 std::vector<keys::Key> network_dynamics_keys();
 std::vector<keys::Key> compute_dynamics_keys();
 
-// Read the keys above from the "network" and "compute" objects.
+// Read the keys above from the "network" and "compute" objects. Effective values (nominal × every factor)
+// must stay within the bounds of the nominal ones: `host_speed` is the nominal speed.
 void read_network_dynamics(Spec& network, const topology::Topology& topology, std::uint64_t seed,
                            const std::string& base_dir, Dynamics& dynamics);
-void read_compute_dynamics(Spec& compute, std::size_t nodes, std::uint64_t seed, const std::string& base_dir,
-                           Dynamics& dynamics);
+void read_compute_dynamics(Spec& compute, std::size_t nodes, double host_speed, std::uint64_t seed,
+                           const std::string& base_dir, Dynamics& dynamics);
 
 }  // namespace sgdsim::sim

@@ -22,7 +22,9 @@ keys::Registry<ProfileFactory>& profile_registry() {
   return family;
 }
 
-// (time, value) pairs: times ascending, values finite and > 0 (or 0/1 for states).
+constexpr double min_factor = 1e-6, max_factor = 1e6;
+
+// (time, value) pairs: times ascending, values factors in [min_factor, max_factor].
 std::vector<std::pair<double, double>> read_pairs(const nlohmann::json& value,
                                                   const std::function<void(const std::string&)>& fail) {
   if (!value.is_array() || value.empty()) fail("expected a non-empty array of [time, value] pairs");
@@ -33,8 +35,9 @@ std::vector<std::pair<double, double>> read_pairs(const nlohmann::json& value,
     const double t = pair[0].get<double>(), v = pair[1].get<double>();
     if (!std::isfinite(t) || t < 0 || (!pairs.empty() && t <= pairs.back().first))
       fail("times must be finite, >= 0 and increasing; found " + pair.dump());
-    if (!std::isfinite(v) || !(v > 0) || v > 1e6)
-      fail("values must be factors in (0, 1e6]; found " + pair.dump());
+    // A factor of 5e-324 would stop a link or host for good (and underflow SimGrid's solver).
+    if (!std::isfinite(v) || !(v >= min_factor) || v > max_factor)
+      fail("values must be factors in [1e-06, 1e+06]; found " + pair.dump());
     pairs.emplace_back(t, v);
   }
   return pairs;
@@ -51,15 +54,17 @@ const bool registered =
         {"steps",
          "Steps [[time s, factor], ...]: from each time on, the factor; repeated every `period` (a periodic, "
          "e.g. diurnal, pattern) when period > 0.",
-         {keys::any("steps", "[[time in s, factor > 0], ...], times increasing.").shaped(time_pairs_shape()),
+         {keys::any("steps", "[[time in s, factor in [1e-6, 1e6]], ...], times increasing.")
+              .shaped(time_pairs_shape()),
           keys::duration("period", "Repeat the steps every period (0: once).").fallback_to(0)},
          {},
          {nlohmann::json::parse(R"({"kind": "steps", "steps": [[0, 1], [5, 0.5]], "period": "10s"})")}},
         [](Spec& spec, const std::string&) {
+          const nlohmann::json* steps = spec.peek("steps");
+          if (!steps) spec.expected("steps", "a non-empty array of [time, factor] pairs");
           Profile profile;
-          profile.steps =
-              read_pairs(*spec.peek("steps"), [&](const std::string& m) { spec.fail("steps", m); });
-          spec.echo("steps", *spec.peek("steps"));
+          profile.steps = read_pairs(*steps, [&](const std::string& m) { spec.fail("steps", m); });
+          spec.echo("steps", *steps);
           profile.period = spec.duration("period");
           check_period(spec, profile);
           return profile;
@@ -109,7 +114,7 @@ const bool registered =
           keys::duration("mean_episode", "Mean (or exact) length of an episode."),
           keys::choice("episode", {"exponential", "fixed"}, "How long episodes last.")
               .fallback_to("exponential"),
-          keys::number("value", "The factor during an episode.").above(0).at_most(1e6)},
+          keys::number("value", "The factor during an episode.").between(min_factor, max_factor)},
          {},
          {nlohmann::json::parse(
              R"({"kind": "random", "mean_normal": "10s", "mean_episode": "1s", "episode": "fixed", "value": 0.1})")}},

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/support/runs.hpp"
@@ -91,4 +92,33 @@ TEST_CASE("validate ends with the rates in human units, the model's size and a s
   CHECK_THAT(result.output, Catch::Contains("36B payload, 76B on the wire per message"));
   CHECK_THAT(result.output, Catch::Contains("per step:  8 messages, 608B on the wire"));
   CHECK_THAT(result.output, Catch::Contains("simulated (mean node: gradient "));
+}
+
+TEST_CASE("topology refuses --until inf, nan or too many changes, --node -1 and --link 0-1-2, exit 2") {
+  const fs::path folder = temporary_folder("topology-options");
+  nlohmann::json scenario = nlohmann::json::parse(read_text(golden("dpsgd-ring")), nullptr, true, true);
+  scenario["network"]["dynamics"] = nlohmann::json::parse(
+      R"([{"edge": [0, 1], "bandwidth": {"kind": "random", "mean_normal": "1ms", "mean_episode": "1ms", "value": 0.5}}])");
+  const std::string file = (folder / "s.json").string();
+  std::ofstream(file) << scenario.dump();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--link 0-1 --until inf", "--until: expected a finite number of seconds >= 0, found inf"},
+      {"--link 0-1 --until nan", "--until: expected a finite number of seconds >= 0, found nan"},
+      {"--link 0-1 --until -1", "--until: expected a finite number of seconds >= 0, found -1"},
+      {"--link 0-1 --until 1e9", "--until 1e+09: the bandwidth_Bps profile changes more than 1000000 times"},
+      {"--node -1", "--node"},
+      {"--link 0-1-2", "--link: expected a-b (two node ids), found \"0-1-2\""},
+      {"--link 0-", "--link: expected a-b"},
+  };
+  for (const auto& [options, message] : cases) {
+    const CommandResult result = cli("topology " + file + " " + options);
+    INFO(options << "\n" << result.output);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains(message));
+  }
+  const CommandResult fine = cli("topology " + file + " --link 1-0 --until 0.01");
+  INFO(fine.output);
+  CHECK(fine.exit_code == 0);
+  CHECK_THAT(fine.output, Catch::Contains("# bandwidth_Bps until 0.01 s"));
+  fs::remove_all(folder);
 }

@@ -230,3 +230,28 @@ TEST_CASE("the optimum solver stops at its work budget with a message saying so"
   }
   CHECK(std::isfinite(sgdsim::learning::solve_optimum(loaded.model(), train)));
 }
+
+TEST_CASE("time profiles whose value stops changing neither hang run nor topology --link") {
+  const fs::path folder = temporary_folder("constant-profiles");
+  std::ofstream(folder / "flat.trace") << "0 0.5\n1 0.5\n";
+  json scenario = linear_scenario({{"kind", "dpsgd"}, {"steps", 20}, {"lr", 0.05}});
+  scenario["network"]["dynamics"] = json::parse(R"([
+      {"edge": [0, 1], "bandwidth": {"kind": "steps", "steps": [[0, 0.5], [0.001, 0.5]], "period": "2ms"}},
+      {"edge": [1, 2], "latency": {"kind": "trace", "file": "flat.trace", "period": "3s"}},
+      {"edge": [2, 3], "bandwidth": {"kind": "random", "mean_normal": "1ms", "mean_episode": "1ms", "value": 1}}])");
+  const std::string file = write_scenario(scenario, folder / "scenario.json");
+  // `timeout` turns a hang into exit 124 instead of a stuck test.
+  const std::string sgdsim = "timeout 120 " + std::string(SGDSIM_BINARY);
+  const CommandResult run = run_command(sgdsim + " run -q " + file + " -o " + (folder / "out").string());
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  CHECK(fs::exists(folder / "out" / "summary.json"));
+  for (const char* link : {"0-1", "1-2", "2-3"}) {
+    const CommandResult profile =
+        run_command(sgdsim + " topology " + file + " --link " + link + " --until 1e6");
+    INFO(link << "\n" << profile.output);
+    CHECK(profile.exit_code == 0);
+  }
+  fs::remove_all(folder);
+}
+

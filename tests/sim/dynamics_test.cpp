@@ -142,3 +142,30 @@ TEST_CASE("a link failure loses the message, the receive gives up, and later mes
   // the receiver: it gives up at its deadline, 0 + 2.
   CHECK(out[1] == Approx(2.0).epsilon(1e-9));
 }
+
+TEST_CASE("a profile whose value stops changing ends instead of searching for a change for ever") {
+  // Periodic steps whose values repeat: one change at 0, then none.
+  sim::ProfileEvents repeated({steps({{0, 0.5}, {1, 0.5}}, 2)});
+  CHECK(repeated.next() == std::make_pair(0.0, 0.5));
+  CHECK(!repeated.next());
+  // A trace of one value with a period.
+  sim::ProfileEvents constant({steps({{0, 1}}, 10)});
+  CHECK(constant.next() == std::make_pair(0.0, 1.0));
+  CHECK(!constant.next());
+  // Random episodes of factor 1 change nothing.
+  sim::Profile random;
+  random.random = true;
+  random.mean_normal = 1;
+  random.mean_episode = 0.1;
+  random.episode_value = 1;
+  CHECK(!sim::ProfileEvents({random}).next());
+  // Two periodic profiles that cancel at every change.
+  sim::ProfileEvents cancelling({steps({{0, 2}, {1, 0.5}}, 2), steps({{0, 0.5}, {1, 2}}, 2)});
+  CHECK(cancelling.next() == std::make_pair(0.0, 1.0));
+  CHECK(!cancelling.next());
+  // Repeated values inside a profile that does change are skipped, the changes kept.
+  const auto changes = sim::profile_until({steps({{0, 1}, {1, 0.5}, {2, 0.5}, {3, 1}}, 4)}, 9);
+  CHECK(changes == std::vector<std::pair<double, double>>{{0, 1}, {1, 0.5}, {3, 1}, {5, 0.5}, {7, 1}, {9, 0.5}});
+  CHECK(sim::profile_until({steps({{0, 0.5}, {1, 0.5}}, 2), random}, 1e9) ==
+        std::vector<std::pair<double, double>>{{0, 0.5}});
+}
