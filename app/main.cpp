@@ -1,6 +1,8 @@
 // sgdsim: the command-line entry point. Exit codes: 0 success, 1 failure (a bug or a failed run), 2 bad
 // input, 3 the run diverged (its results are written, up to the divergence).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include <CLI/CLI.hpp>
@@ -24,10 +26,20 @@ int main(int argc, char** argv) {
   sgdsim::app::add_schema_command(root);
   sgdsim::app::add_docs_command(root);
   sgdsim::app::add_calibrate_command(root);
+  // What a command printed is its result: when standard output cannot take it (a full disk, a closed pipe),
+  // the command failed.
+  const auto output_written = [] {
+    errno = 0;
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+    std::fprintf(stderr, "sgdsim: failed: cannot write standard output%s%s\n", errno ? ": " : "",
+                 errno ? std::strerror(errno) : "");
+    return false;
+  };
   try {
     root.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = root.exit(e);
+    if (!output_written()) return 1;
     return code == 0 ? 0 : sgdsim::exit_input_error;
   } catch (const sgdsim::Diverged& e) {
     std::fprintf(stderr, "sgdsim: diverged: %s\n", e.what());
@@ -39,5 +51,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sgdsim: failed: %s\n", e.what());
     return 1;
   }
-  return 0;
+  return output_written() ? 0 : 1;
 }

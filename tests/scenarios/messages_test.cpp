@@ -94,6 +94,20 @@ TEST_CASE("validate ends with the rates in human units, the model's size and a s
   CHECK_THAT(result.output, Catch::Contains("simulated (mean node: gradient "));
 }
 
+TEST_CASE("a command whose standard output cannot be written fails, saying so") {
+  // /dev/full takes no byte (ENOSPC), as a full disk; it is only opened for writing here.
+  for (const std::string& command : {"validate " + golden("dpsgd-ring"), std::string("docs scenario"),
+                                     std::string("schema"), "topology " + golden("dpsgd-ring") + " --json"}) {
+    INFO(command);
+    const CommandResult result =
+        run_command(std::string(SGDSIM_BINARY) + " " + command + " 2>&1 >/dev/full </dev/null");
+    CHECK(result.exit_code == 1);
+    CHECK_THAT(result.output, Catch::Contains("sgdsim: failed: cannot write standard output"));
+  }
+  const CommandResult ok = run_command(std::string(SGDSIM_BINARY) + " schema >/dev/null");
+  CHECK(ok.exit_code == 0);
+}
+
 TEST_CASE("topology refuses --until inf, nan or too many changes, --node -1 and --link 0-1-2, exit 2") {
   const fs::path folder = temporary_folder("topology-options");
   nlohmann::json scenario = nlohmann::json::parse(read_text(golden("dpsgd-ring")), nullptr, true, true);
