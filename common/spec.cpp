@@ -528,6 +528,75 @@ class DuplicateKeys {
   std::vector<std::string> path_;
   std::string pending_;
 };
+
+// Where a parse stopped: the JSON path of the value being read and its byte offset. nlohmann's DOM parser
+// reports a number beyond double (1e400) without a position; its SAX parser gives the offset, and the events
+// before it give the path.
+class Locator : public nlohmann::json_sax<json> {
+ public:
+  std::string path() const {
+    std::string text = "$";
+    for (const auto& level : open_)
+      text += level.array ? "[" + std::to_string(level.index) + "]" : "." + level.key;
+    return text;
+  }
+  std::size_t offset = 0;  // of the value that failed, from 0
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& name) override {
+    open_.back().key = name;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  // `position` is just past the token: the offset is where the token starts.
+  bool parse_error(std::size_t position, const std::string& token,
+                   const nlohmann::detail::exception&) override {
+    offset = position >= token.size() ? position - token.size() : 0;
+    return false;
+  }
+
+ private:
+  struct Level {
+    bool array = false;
+    std::size_t index = 0;  // arrays: the element being read
+    std::string key;        // objects: the member being read
+  };
+  bool value() {
+    if (!open_.empty() && open_.back().array) ++open_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    open_.push_back({array, 0, {}});
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return value();
+  }
+  std::vector<Level> open_;
+};
+
+// "line L, column C (byte offset B)" of the 1-based byte `byte` (0: the start).
+std::string position_of(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n')
+      ++line, column = 1;
+    else
+      ++column;
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
 }  // namespace
 
 json parse_json_text(const std::string& text, const std::string& origin) {
@@ -535,21 +604,18 @@ json parse_json_text(const std::string& text, const std::string& origin) {
     DuplicateKeys duplicates(origin);
     return json::parse(text, std::ref(duplicates), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::out_of_range& e) {
-    // A number beyond double (1e400) or int64: nlohmann gives no position, so name the file.
-    throw InputError(origin + ": invalid JSON: a number is out of range (" + std::string(e.what()) + ")");
+    // A number beyond double (1e400): read again to find where.
+    Locator locator;
+    json::sax_parse(text, &locator, json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true);
+    std::string what = e.what();
+    if (auto pos = what.find("number overflow"); pos != std::string::npos) what = what.substr(pos);
+    throw InputError(origin + ": " + position_of(text, locator.offset + 1) + " (byte offset " +
+                     std::to_string(locator.offset) + "): " + locator.path() +
+                     ": invalid JSON: a number is out of range (" + what + ")");
   } catch (const json::parse_error& e) {
-    // Translate the byte offset into line and column for the user.
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n')
-        ++line, column = 1;
-      else
-        ++column;
-    }
     std::string what = e.what();
     if (auto pos = what.find("syntax error"); pos != std::string::npos) what = what.substr(pos);
-    throw InputError(origin + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
-                     ": invalid JSON: " + what);
+    throw InputError(origin + ": " + position_of(text, e.byte) + ": invalid JSON: " + what);
   }
 }
 

@@ -53,6 +53,15 @@ TEST_CASE("invalid JSON reports line and column") {
                     Catch::Contains("bad.json: line 3"));
 }
 
+TEST_CASE("a number beyond double reports line, column, byte offset and JSON path") {
+  CHECK_THROWS_WITH(
+      parse_json_text("{\n  \"a\": [1, {\"b\": 2}, {\"c\": -1e400}]\n}", "big.json"),
+      Catch::Equals("big.json: line 2, column 28 (byte offset 29): $.a[2].c: invalid JSON: a number "
+                    "is out of range (number overflow parsing '-1e400')"));
+  CHECK_THROWS_WITH(parse_json_text("// note\n[1e999]", "top.json"),
+                    Catch::StartsWith("top.json: line 2, column 2 (byte offset 9): $[0]: invalid JSON"));
+}
+
 TEST_CASE("integral floats are integers alone and in arrays") {
   json doc = json::parse(R"({"n": 4.0, "dims": [4.0, 3], "bad": [2.5]})");
   json resolved;
