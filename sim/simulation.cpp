@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "common/rng.hpp"
+#include "sim/interrupt.hpp"
 #include "sim/platform.hpp"
 #include "sim/simgrid_port.hpp"
 #include "sim/traffic_meter.hpp"
@@ -133,6 +134,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   argv.push_back(nullptr);
   int argc = static_cast<int>(args.size());
   s4u::Engine engine(&argc, argv.data());
+  report_interrupts();
 
   std::vector<PlatformLink> links;
   const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed, options.dynamics, links);
