@@ -3,14 +3,26 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
+#include <system_error>
 
 namespace sgdsim {
 
 WorkerPool::WorkerPool(std::size_t threads) {
   if (threads == 0) throw std::invalid_argument("a worker pool needs at least one thread");
   workers_.reserve(threads - 1);
-  for (std::size_t k = 1; k < threads; ++k) workers_.emplace_back([this] { work_loop(); });
+  for (std::size_t k = 1; k < threads; ++k) {
+    try {
+      workers_.emplace_back([this] { work_loop(); });
+    } catch (const std::system_error& e) {
+      // No room for another thread (an address-space or process limit, as on many clusters). Results do
+      // not depend on the count: go on with the threads there are, and say so.
+      std::fprintf(stderr, "sgdsim: note: only %zu of %zu threads could be started (%s); running with %zu\n",
+                   workers_.size() + 1, threads, e.what(), workers_.size() + 1);
+      break;
+    }
+  }
 }
 
 WorkerPool::~WorkerPool() {

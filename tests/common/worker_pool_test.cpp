@@ -2,12 +2,18 @@
 // one thread runs everything in the waiting thread.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "common/worker_pool.hpp"
+#include "tests/support/child.hpp"
 
 using sgdsim::WorkerPool;
 
@@ -59,4 +65,31 @@ TEST_CASE("a pool can be destroyed with tasks nobody waited for, and refuses zer
   }
   CHECK(ran <= 50);  // started ones finished; the others were dropped
   CHECK_THROWS_AS(WorkerPool(0), std::invalid_argument);
+}
+
+TEST_CASE("a pool that cannot start all its threads runs with those it could start") {
+  // In a child: an address-space limit just above what the process uses leaves room for a few thread
+  // stacks only (as on clusters that limit virtual memory); asking for 4096 threads must not abort.
+  const sgdsim::testing::ChildResult result = sgdsim::testing::in_child([] {
+    std::size_t pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t used = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE));
+    const rlimit limit{used + (rlim_t{64} << 20), used + (rlim_t{64} << 20)};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) throw std::runtime_error("setrlimit failed");
+    WorkerPool pool(4096);
+    std::atomic<int> ran{0};
+    std::vector<WorkerPool::Ticket> tickets;
+    for (int k = 0; k < 100; ++k) tickets.push_back(pool.submit([&ran] { ++ran; }));
+    for (const auto& ticket : tickets) pool.wait(ticket);
+    return std::to_string(pool.threads()) + " " + std::to_string(ran.load());
+  });
+  INFO(result.error);
+  REQUIRE(result.exit_code == 0);
+  std::istringstream figures(result.output);
+  std::size_t threads = 0;
+  int ran = 0;
+  figures >> threads >> ran;
+  CHECK(threads >= 1);
+  CHECK(threads < 4096);
+  CHECK(ran == 100);
 }
