@@ -132,6 +132,27 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("a TorchScript module with dropout gives the same trace on every run of the same scenario") {
+  const auto dir = testing::temporary_folder("torch-dropout");
+  write_tiny_mnist(dir / "mnist", 16, 8);
+  learning::testing::write_script_dropout((dir / "dropout.pt").string(), 28, 10);
+  const json model = {
+      {"kind", "torchscript"}, {"path", (dir / "dropout.pt").string()}, {"flops_per_sample", 1e5}};
+  const auto first = testing::run_scenario(scenario(dir / "mnist", model, dpsgd(6)), "dropout-1");
+  const auto second = testing::run_scenario(scenario(dir / "mnist", model, dpsgd(6)), "dropout-2");
+  INFO(first.output << second.output);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+  CHECK(first.trace_text == second.trace_text);
+  // The dropout masks come from the scenario's seed: another seed, another trace.
+  json reseeded = scenario(dir / "mnist", model, dpsgd(6));
+  reseeded["seed"] = 4;
+  const auto other = testing::run_scenario(reseeded, "dropout-3");
+  REQUIRE(other.exit_code == 0);
+  CHECK(other.trace_text != first.trace_text);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("torch kinds refuse bad input with exit 2 naming the file and the JSON path") {
   const auto dir = testing::temporary_folder("torch-bad");
   write_tiny_mnist(dir / "mnist", 16, 8);
@@ -152,6 +173,18 @@ TEST_CASE("torch kinds refuse bad input with exit 2 naming the file and the JSON
   const auto corrupt = script({{"path", (dir / "corrupt.pt").string()}});
   CHECK(corrupt.exit_code == 2);
   CHECK_THAT(corrupt.output, Catch::Contains("corrupt.pt") && Catch::Contains("$.model.path"));
+  // An archive whose code does not compile and holds bytes a terminal would interpret.
+  learning::testing::write_script_mlp((dir / "source.pt").string(), 28, 10);
+  learning::testing::rewrite_archive((dir / "source.pt").string(), (dir / "damaged.pt").string(),
+                                     [](const std::string& name, std::string bytes) {
+                                       if (name.rfind("code/", 0) != 0) return bytes;
+                                       return std::string("def forward(self, x):\n  \x1b[2J\xff(\n");
+                                     });
+  const auto damaged = script({{"path", (dir / "damaged.pt").string()}});
+  CHECK(damaged.exit_code == 2);
+  CHECK_THAT(damaged.output, Catch::Contains("damaged.pt") && Catch::Contains("$.model.path"));
+  CHECK(std::all_of(damaged.output.begin(), damaged.output.end(),
+                    [](char c) { return c == '\n' || (c >= 0x20 && c < 0x7f); }));
   // Output of 3 classes for 10-class data.
   learning::testing::write_script_mlp((dir / "three.pt").string(), 28, 3);
   const auto classes = script({{"path", (dir / "three.pt").string()}});

@@ -237,3 +237,32 @@ TEST_CASE("torch models refuse unusable shapes, depths and data") {
                     Catch::Contains("3072") && Catch::Contains("1x28x28"));
   CHECK_THROWS_AS(model->evaluate(params, cifar_like), InputError);
 }
+
+TEST_CASE("a deep ResNet's first evaluation uses statistics of the data, not the built ones") {
+  // Under the built statistics (means 0, variances 1) every block adds to an unnormalised residual stream:
+  // ResNet-110's first loss was about 1.5e8. With each batch's own statistics it is what a training step on
+  // the same batch sees (above ln(classes): 54 residual blocks add up before the last layer).
+  const ImageShape shape{1, 8, 8};
+  const int classes = 4;
+  const Dataset data = images(8, shape, classes, 6);
+  const auto model = make_resnet(110, TorchOptions{}, shape, classes);
+  const std::vector<float> params = initial(*model);
+  std::vector<float> fresh(model->state_dimension());
+  model->initialize_state(fresh);
+  const Evaluation first = model->evaluate(params, data);
+  INFO("first loss " << first.loss);
+  CHECK(std::isfinite(first.loss));
+  CHECK(first.loss < 20);
+  CHECK(model->evaluate_with_state(params, fresh, data).loss == first.loss);
+  // The evaluation left the running statistics as they were: still the built ones.
+  std::vector<float> unchanged = fresh;
+  CHECK(model->evaluate_with_state(params, unchanged, data).loss == first.loss);
+  CHECK(unchanged == fresh);
+  // The figure a training step sees on the same 8 samples (one batch, its own statistics).
+  std::vector<float> trained = fresh, gradient(model->dimension());
+  const double training_loss = model->loss_and_gradient_with_state(params, trained, data, all(8), gradient);
+  CHECK(first.loss == Approx(training_loss).epsilon(1e-4));
+  // Once training has produced statistics, evaluation uses them (and they differ from a batch's own).
+  CHECK(trained != fresh);
+  CHECK(model->evaluate_with_state(params, trained, data).loss != first.loss);
+}

@@ -88,3 +88,45 @@ TEST_CASE("bad TorchScript files and mismatched shapes are errors naming the fil
                     Catch::Contains("tuple.pt") && Catch::Contains("forward fails"));
   CHECK_NOTHROW(load_torchscript(good, TorchOptions{}, shape, 4, 1.0));
 }
+
+TEST_CASE("a damaged archive is an error naming the file, with printable text only") {
+  TempDir dir;
+  const std::string good = dir.file("mlp.pt");
+  testing::write_script_mlp(good, 6, 4);
+  const ImageShape shape{1, 6, 6};
+  // Code that does not compile, with bytes a terminal would interpret.
+  const std::string code = dir.file("code.pt");
+  bool edited = false;
+  testing::rewrite_archive(good, code, [&](const std::string& name, std::string bytes) {
+    if (name.rfind("code/", 0) != 0 || name.find(".py") + 3 != name.size()) return bytes;
+    edited = true;
+    return std::string("def forward(self, x):\n    return \x1b[31m`x`\xff\xfe(\n");
+  });
+  REQUIRE(edited);
+  std::string message;
+  try {
+    load_torchscript(code, TorchOptions{}, shape, 4, 1.0);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  INFO(message);
+  CHECK_THAT(message, Catch::StartsWith(code + ": not a readable TorchScript module"));
+  CHECK(std::all_of(message.begin(), message.end(), [](char c) { return c >= 0x20 && c < 0x7f; }));
+
+  // A tensor whose storage in the file is shorter than the tensor: refused, never read out of bounds.
+  const std::string short_storage = dir.file("short.pt");
+  edited = false;
+  testing::rewrite_archive(good, short_storage, [&](const std::string& name, std::string bytes) {
+    if (name != "data/0") return bytes;
+    edited = true;
+    return bytes.substr(0, 16);
+  });
+  REQUIRE(edited);
+  CHECK_THROWS_WITH(load_torchscript(short_storage, TorchOptions{}, shape, 4, 1.0),
+                    Catch::StartsWith(short_storage + ": tensor ") &&
+                        Catch::Contains("no tensor record in the file holds that many"));
+  // The unedited copy loads: the rewriting itself damages nothing.
+  const std::string copy = dir.file("copy.pt");
+  testing::rewrite_archive(good, copy, [](const std::string&, std::string bytes) { return bytes; });
+  CHECK_NOTHROW(load_torchscript(copy, TorchOptions{}, shape, 4, 1.0));
+}

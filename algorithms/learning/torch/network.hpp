@@ -15,6 +15,10 @@ class TorchNetwork {
   virtual ~TorchNetwork() = default;
   virtual torch::Tensor forward(const torch::Tensor& input) = 0;
   virtual void train(bool on) = 0;
+  // In evaluation mode, BatchNorm layers normalise with each batch's own statistics (on) or with their
+  // running statistics (off, the default); nothing else changes (dropout stays off). Networks whose
+  // initial_state came from data (a TorchScript file) need not implement it.
+  virtual void batch_statistics(bool) {}
   // Writes initial parameter values into `params` (flat order), drawing from `rng` where the network
   // initialises randomly.
   virtual void initialize(std::span<float> params, Rng& rng) const = 0;
@@ -24,6 +28,9 @@ class TorchNetwork {
   std::vector<torch::Tensor> parameters;
   std::vector<torch::Tensor> state;
   std::vector<float> initial_state;  // flat, taken when the network is built
+  // initial_state is what the constructors put there (BatchNorm: means 0, variances 1), not statistics of
+  // any data: evaluate() then uses batch statistics until training has changed the state.
+  bool initial_state_built = false;
   ImageShape input;
   int classes = 0;
   double flops_per_sample = 0;

@@ -79,9 +79,15 @@ class ModuleNetwork : public TorchNetwork {
       if (b.is_floating_point()) state.push_back(b);  // running statistics, not the batch counter
     }
     capture_initial_state();
+    initial_state_built = true;
   }
   torch::Tensor forward(const torch::Tensor& x) override { return module_->forward(x); }
   void train(bool on) override { module_->train(on); }
+  void batch_statistics(bool on) override {
+    for (const auto& child : module_->modules()) {
+      if (dynamic_cast<nn::BatchNorm2dImpl*>(child.get())) child->train(on);
+    }
+  }
   void initialize(std::span<float> params, Rng& rng) const override {
     float* p = params.data();
     for (const InitRule& rule : rules_) {

@@ -3,10 +3,12 @@
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "algorithms/learning/torch/network.hpp"
 #include "common/error.hpp"
+#include "common/rng.hpp"
 
 namespace sgdsim::learning {
 
@@ -79,6 +81,27 @@ class StateSwap {
   std::vector<float> saved_;
 };
 
+// Evaluation with each batch's own BatchNorm statistics (TorchModel::evaluate): the running statistics those
+// forward passes update are put back afterwards.
+class BatchStatistics {
+ public:
+  explicit BatchStatistics(TorchNetwork& network, std::size_t dimension)
+      : network_(network), saved_(dimension) {
+    tensors_to_flat(network_.state, saved_);
+    network_.batch_statistics(true);
+  }
+  ~BatchStatistics() {
+    network_.batch_statistics(false);
+    flat_to_tensors(saved_, network_.state);
+  }
+  BatchStatistics(const BatchStatistics&) = delete;
+  BatchStatistics& operator=(const BatchStatistics&) = delete;
+
+ private:
+  TorchNetwork& network_;
+  std::vector<float> saved_;
+};
+
 // libtorch's intra-op count is per calling thread (OpenMP): a worker of the simulation's pool must compute
 // with the model's count, or a sum could be split differently than in the simulation's own thread.
 void use_threads(int threads) {
@@ -113,6 +136,10 @@ TorchModel::~TorchModel() = default;
 
 void TorchModel::initialize(std::span<float> params, Rng& rng) const {
   if (params.size() != dimension_) throw std::invalid_argument("torch model: params of the wrong size");
+  if (!order_free_) {
+    Rng copy = rng;  // the caller's stream stays as it was
+    generator_seed_ = copy();
+  }
   network_->initialize(params, rng);
 }
 
@@ -164,6 +191,7 @@ double TorchModel::loss_and_gradient(std::span<const float> params, const Datase
   load_parameters(params);
   for (const torch::Tensor& p : network_->parameters) p.mutable_grad() = torch::Tensor();
   network_->train(true);
+  if (!order_free_) torch::manual_seed(mix64(generator_seed_ ^ mix64(++training_calls_)));
   const torch::Tensor x = gather_images(data, batch, input_);
   const torch::Tensor y = gather_labels(data, batch);
   const torch::Tensor loss = torch::nn::functional::cross_entropy(network_->forward(x), y);
@@ -190,6 +218,12 @@ Evaluation TorchModel::evaluate(std::span<const float> params, const Dataset& da
   load_parameters(params);
   network_->train(false);
   torch::NoGradGuard no_grad;
+  std::optional<BatchStatistics> batch_statistics;
+  if (network_->initial_state_built && state_dimension_ > 0) {
+    std::vector<float> current(state_dimension_);
+    tensors_to_flat(network_->state, current);
+    if (current == network_->initial_state) batch_statistics.emplace(*network_, state_dimension_);
+  }
   double loss = 0;
   std::int64_t correct = 0;
   std::vector<std::size_t> rows;

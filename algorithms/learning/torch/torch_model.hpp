@@ -47,6 +47,9 @@ class TorchModel final : public Model {
   // hold per-node statistics use the *_with_state calls instead.
   double loss_and_gradient(std::span<const float> params, const Dataset& data,
                            std::span<const std::size_t> batch, std::span<float> gradient) const override;
+  // Before any training step has updated them, BatchNorm's running statistics are the built values (means
+  // 0, variances 1), which no data has: a deep ResNet's activations grow layer by layer under them. Until
+  // then, evaluation normalises each batch of 256 with its own statistics, as training does.
   Evaluation evaluate(std::span<const float> params, const Dataset& data,
                       std::span<const std::size_t> subset = {}) const override;
   double flops_per_sample() const override { return flops_per_sample_; }
@@ -92,6 +95,11 @@ class TorchModel final : public Model {
   std::vector<std::size_t> state_tensor_sizes_;
   double flops_per_sample_ = 0;
   bool order_free_ = true;
+  // A module that may draw random numbers (dropout) draws them from libtorch's generator, which libtorch
+  // seeds from the clock: each training call seeds it from these (the scenario's seed, through
+  // initialize(), and the calls so far, which keep the simulation's order since order_free_ is false).
+  mutable std::uint64_t generator_seed_ = 0;
+  mutable std::uint64_t training_calls_ = 0;
 };
 
 // LeNet-5 (LeCun et al. 1998) in its common modern form: conv 6@5x5 (padding 2) - ReLU - max-pool 2 -
