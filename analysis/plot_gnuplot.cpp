@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -38,8 +39,9 @@ std::string quoted(const std::string& text) {
   return out + "'";
 }
 
+// A value gnuplot reads: a non-finite one (a trace cell of 1e400) is missing data ("set datafile missing").
 std::string number(double value) {
-  return fmt::format("{:.10g}", value);
+  return std::isfinite(value) ? fmt::format("{:.10g}", value) : "NaN";
 }
 
 // The gnuplot program: SGDSIM_GNUPLOT, else "gnuplot" found on PATH; empty when there is none.

@@ -1,10 +1,12 @@
 // `sgdsim calibrate`: measures this machine's device profile (docs/compute.md) and writes it as JSON.
+#include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "analysis/calibration.hpp"
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
+#include "common/error.hpp"
 
 namespace sgdsim::app {
 
@@ -32,6 +34,10 @@ void add_calibrate_command(CLI::App& root) {
       ->check(CLI::Range(1e-4, 60.0))
       ->capture_default_str();
   command->callback([options] {
+    // Measuring takes minutes: what would stop the writing is refused first.
+    if (!std::isfinite(options->calibration.min_seconds))
+      throw InputError("--min-seconds: expected a finite number of seconds");
+    if (!options->output.empty()) check_output_file(options->output);
     options->calibration.progress = stderr;
     const std::string text = analysis::calibrate(options->calibration).dump(2) + "\n";
     if (options->output.empty())

@@ -3,6 +3,7 @@
 //  steps, bits and simulated
 // time to each target per series, or, by bandwidth, time to target per series and bandwidth with the
 // fastest series and the crossovers. See analysis/target_table.hpp and docs/workflow.md.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -50,6 +51,8 @@ void tabulate(const TargetsArguments& args) {
   }
   std::vector<Target> targets;
   for (double value : args.targets) {
+    if (!std::isfinite(value))
+      throw InputError("--target: expected a finite value, found " + std::to_string(value));
     if (args.relative_to.empty()) {
       targets.push_back(make_target(args.metric, value));
     } else {

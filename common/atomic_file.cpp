@@ -36,18 +36,30 @@ void write_through(const std::filesystem::path& file, const std::string& content
   }
 }
 
+// True when `file` is a device or FIFO to write through; InputError for what cannot be written over.
+bool destination(const std::filesystem::path& file) {
+  struct stat target {};
+  if (stat(file.c_str(), &target) != 0 || S_ISREG(target.st_mode)) return false;
+  if (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)) return true;
+  const char* kind = S_ISDIR(target.st_mode)    ? "a directory"
+                     : S_ISBLK(target.st_mode)  ? "a block device"
+                     : S_ISSOCK(target.st_mode) ? "a socket"
+                                                : "not a regular file";
+  throw InputError(file.string() + ": is " + kind + "; refusing to write over it");
+}
+
 }  // namespace
 
+void check_output_file(const std::filesystem::path& file) {
+  if (destination(file)) return;
+  const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error))
+    throw InputError(file.string() + ": the folder " + folder.string() + " does not exist");
+}
+
 void write_file_atomically(const std::filesystem::path& file, const std::string& content) {
-  struct stat target {};
-  if (stat(file.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
-    if (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)) return write_through(file, content);
-    const char* kind = S_ISDIR(target.st_mode)    ? "a directory"
-                       : S_ISBLK(target.st_mode)  ? "a block device"
-                       : S_ISSOCK(target.st_mode) ? "a socket"
-                                                  : "not a regular file";
-    throw InputError(file.string() + ": is " + kind + "; refusing to write over it");
-  }
+  if (destination(file)) return write_through(file, content);
   char host[256] = "host";
   gethostname(host, sizeof host - 1);
   host[sizeof host - 1] = '\0';

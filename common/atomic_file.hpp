@@ -10,6 +10,10 @@ namespace sgdsim {
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& content);
 
+// The InputErrors write_file_atomically would raise for `file`, and a missing folder, checked before any
+// work: for commands that measure or compute at length before they write.
+void check_output_file(const std::filesystem::path& file);
+
 // Reads the whole content of a regular file; false when it cannot be read (or is a FIFO, device, ...).
 bool read_file(const std::filesystem::path& file, std::string& content);
 

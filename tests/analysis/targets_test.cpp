@@ -269,3 +269,24 @@ TEST_CASE("sgdsim targets writes Markdown and CSV tables of a sweep, and rejects
     CHECK_THAT(result.output, Catch::Contains(message));
   }
 }
+
+TEST_CASE("targets refuses --target nan or inf, and plot draws a trace holding 1e400 without it") {
+  ScratchDir scratch("targets-nonfinite");
+  const std::string dir = quote(fake_method_sweep(scratch.path()).string());
+  for (const char* value : {"nan", "inf", "-inf"}) {
+    const auto result = run_sgdsim("targets " + dir + " --target " + value);
+    INFO(value << "\n" << result.output);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains("--target: expected a finite value"));
+  }
+  const fs::path lone = scratch / "lone";
+  write_text(lone / "resolved.json", R"({"name": "huge", "seed": 1})");
+  write_text(lone / "trace.csv",
+             "step,sim_time_s,bits_sent,bytes_on_wire,messages,triggers,train_loss,test_accuracy,"
+             "consensus_distance\n0,0,0,0,0,,1,,0\n10,1,1000,0,0,,1e400,,0\n20,2,2000,0,0,,0.5,,0\n");
+  const auto plotted =
+      run_sgdsim("plot " + quote(lone.string()) + " -o " + quote((scratch / "f.png").string()));
+  INFO(plotted.output);
+  CHECK(plotted.exit_code == 0);
+  CHECK_THAT(read_text(scratch / "f.dat"), Catch::Contains("NaN"));
+}

@@ -3,6 +3,7 @@
 // transfer, to 1e-9. Turning a part off removes exactly its share.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 
 #include "tests/support/child.hpp"
@@ -169,4 +170,23 @@ TEST_CASE("sgdsim calibrate writes a profile that scenarios accept, with every c
   const Run run = run_scenario(scenario, "calibrated-profile");
   REQUIRE(run.exit_code == 0);
   CHECK(run.summary["simulated_time_s"]["encode"].get<double>() > 0);
+}
+
+TEST_CASE("calibrate refuses an output it could not write, and --min-seconds nan, before measuring") {
+  const auto folder = temporary_folder("calibrate-refused");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-o " + folder.string(), folder.string() + ": is a directory"},
+      {"-o " + (folder / "missing" / "p.json").string(),
+       "the folder " + (folder / "missing").string() + " does not exist"},
+      {"--min-seconds nan", "--min-seconds: expected a finite number of seconds"}};
+  for (const auto& [options, message] : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    // Measuring with these options takes tens of seconds: a refusal must come at once.
+    const auto result = run_command(std::string(SGDSIM_BINARY) + " calibrate --repetitions 1001 " + options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO(options << "\n" << result.output);
+    CHECK(result.exit_code == 2);
+    CHECK_THAT(result.output, Catch::Contains(message));
+    CHECK(seconds < 5);
+  }
 }
