@@ -68,9 +68,11 @@ std::vector<keys::Key> failure_keys() {
   return {keys::any("down", "[[t_down, t_up], ...] in seconds: down from t_down, up again at t_up.")
               .shaped(time_pairs_shape())
               .may_be_absent(),
+          // At least a microsecond, as the time profiles' periods and means (time_profiles.cpp).
           keys::duration("mttf", "Mean time to failure (exponential), with mttr: random failures.")
+              .at_least(1e-6)
               .may_be_absent(),
-          keys::duration("mttr", "Mean time to repair (exponential).").may_be_absent()};
+          keys::duration("mttr", "Mean time to repair (exponential).").at_least(1e-6).may_be_absent()};
 }
 
 keys::Key edge_key() {

@@ -23,6 +23,9 @@ keys::Registry<ProfileFactory>& profile_registry() {
 }
 
 constexpr double min_factor = 1e-6, max_factor = 1e6;
+// Periods and mean lengths of at least a microsecond: SimGrid handles every change of a profile as an event,
+// and 1e-12 s stretches made a 0.01 s run need ~10^10 of them (hours, then bad_alloc).
+constexpr double min_interval = 1e-6;
 
 // (time, value) pairs: times ascending, values factors in [min_factor, max_factor].
 std::vector<std::pair<double, double>> read_pairs(const nlohmann::json& value,
@@ -56,7 +59,9 @@ const bool registered =
          "e.g. diurnal, pattern) when period > 0.",
          {keys::any("steps", "[[time in s, factor in [1e-6, 1e6]], ...], times increasing.")
               .shaped(time_pairs_shape()),
-          keys::duration("period", "Repeat the steps every period (0: once).").fallback_to(0)},
+          keys::duration("period", "Repeat the steps every period (0: once).")
+              .fallback_to(0)
+              .at_least(min_interval)},
          {},
          {nlohmann::json::parse(R"({"kind": "steps", "steps": [[0, 1], [5, 0.5]], "period": "10s"})")}},
         [](Spec& spec, const std::string&) {
@@ -73,7 +78,9 @@ const bool registered =
         {"trace",
          "Steps read from a text file of `time value` lines (seconds, factor; # starts a comment).",
          {keys::path("file", "The trace file, relative to the scenario's folder."),
-          keys::duration("period", "Repeat the trace every period (0: once).").fallback_to(0)},
+          keys::duration("period", "Repeat the trace every period (0: once).")
+              .fallback_to(0)
+              .at_least(min_interval)},
          {}},
         [](Spec& spec, const std::string& base_dir) {
           const std::string name = spec.string("file");
@@ -110,8 +117,8 @@ const bool registered =
          "long "
          "with `episode: fixed`). E.g. on/off congestion, or \"slows 10x for 1 s at rate λ\": mean_normal "
          "1/λ, mean_episode 1 s, fixed, value 0.1.",
-         {keys::duration("mean_normal", "Mean length of a normal stretch."),
-          keys::duration("mean_episode", "Mean (or exact) length of an episode."),
+         {keys::duration("mean_normal", "Mean length of a normal stretch.").at_least(min_interval),
+          keys::duration("mean_episode", "Mean (or exact) length of an episode.").at_least(min_interval),
           keys::choice("episode", {"exponential", "fixed"}, "How long episodes last.")
               .fallback_to("exponential"),
           keys::number("value", "The factor during an episode.").between(min_factor, max_factor)},

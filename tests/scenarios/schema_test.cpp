@@ -706,8 +706,11 @@ TEST_CASE("malformed scenarios that need no data or graph are rejected by the sc
       "subnormal_latency_string.json",   // a string whose value, once parsed, is out of range
       "variance_draws_gossip.json",      "variance_draws_stateful.json",  // eval against algorithm keys
       "variance_samples_too_large.json", "effective_bandwidth_too_low.json",
-      "effective_speed_too_low.json",    // factors × the graph's values
-      "profile_factor_subnormal.json"};  // the [time, value] shape is shared with failure intervals
+      "effective_speed_too_low.json",  // factors × the graph's values
+      "profile_factor_subnormal.json",   "profile_mean_picoseconds.json",
+      "profile_period_picoseconds.json",  // strings whose values, once
+      "failure_mttr_picoseconds.json"};   // parsed, are out of range  // the [time, value] shape is shared
+                                          // with failure intervals
   const Scratch scratch("schema-malformed");
   const fs::path& folder = scratch.path;
   json manifest = {{"reject", json::array()}};
