@@ -47,10 +47,12 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
       try {
         const json summary = json::parse(text);
         row.final = summary.at("final");
-        if (!row.final.is_object()) throw std::runtime_error("final is not an object");
-        // A diverged run is complete: its figures are those of the last row before the divergence.
+        // A diverged run is complete: its figures are those of the last row before the divergence, none
+        // (final null, empty cells) when it diverged before its first row.
         const auto status = summary.find("status");
         row.status = status != summary.end() && *status == "diverged" ? "diverged" : "ok";
+        if (row.final.is_null() && row.status == "diverged") row.final = json::object();
+        if (!row.final.is_object()) throw std::runtime_error("final is not an object");
         row.timing = "live";
         std::string provenance;
         if (read_file(layout.run_dir(point.id) / "retimed.json", provenance)) {

@@ -104,7 +104,11 @@ bool run_complete(const SweepLayout& layout, const std::string& id) {
     try {
       const json document = json::parse(text);
       if (!document.is_object()) return false;
-      if (file == layout.summary(id) && !(document.contains("final") && document["final"].is_object()))
+      // final is null only for a run that diverged before its first row, which is complete too.
+      if (file == layout.summary(id) &&
+          !(document.contains("final") &&
+            (document["final"].is_object() ||
+             (document["final"].is_null() && document.value("status", "") == "diverged"))))
         return false;
     } catch (const json::exception&) {
       return false;

@@ -377,7 +377,9 @@ const std::vector<Field<Observed>>& observed_fields() {
   static const std::vector<Field<Observed>> fields = [] {
     std::vector<Field<Observed>> f;
     f.push_back(group<Observed>(
-        "final", "", "The last complete trace row (before the divergence, for a run that diverged)."));
+        "final", "",
+        "The last complete trace row (before the divergence, for a run that diverged); null when the run "
+        "diverged before its first row."));
     for (const Column& c : trace_columns())
       if (c.final != Final::no) f.push_back(last_row("final." + c.name, c.name));
     f.insert(f.end(),

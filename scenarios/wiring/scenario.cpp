@@ -234,6 +234,8 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
                 .clock = &clock_};
   nlohmann::json summary =
       scenarios::summary(run, {observer.last(), observer.node_stats(), end, &record.links});
+  // A run that diverged before its first row measured nothing: its final figures are not 0 (the best loss).
+  if (observer.rows().empty()) summary["final"] = nullptr;
   diverged_ = diverged;
   if (recorder && !diverged)
     schedule_ = recorder->finish(resolved_.dump(), base_dir_, observer.shape(), *environment_.prices,

@@ -272,3 +272,43 @@ TEST_CASE("Ctrl-C stops a run with a message and the status of an interrupted pr
   CHECK(!fs::exists(folder / "out"));
   fs::remove_all(folder);
 }
+
+TEST_CASE("a run that diverges before its first row writes final: null, and a sweep indexes empty cells") {
+  const fs::path folder = temporary_folder("diverge-first-row");
+  // Targets of size 1e200: the loss of the first evaluation (step 0) is already infinite.
+  json scenario = linear_scenario({{"kind", "dpsgd"}, {"steps", 5}, {"lr", 0.01}});
+  scenario["data"]["noise"] = 1e200;
+  const Run run = run_scenario(scenario, "diverge-first-row");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 3);
+  CHECK_THAT(run.output, Catch::Contains("sgdsim: diverged: the run diverged at step "));
+  const json summary = json::parse(read_text(run.directory / "summary.json"));
+  CHECK(summary["status"] == "diverged");
+  CHECK(summary["final"].is_null());
+  CHECK(parse_trace(read_text(run.directory / "trace.csv")).rows.empty());
+  // In a sweep: a complete, diverged point whose final figures are empty cells, not 0.
+  write_scenario(scenario, folder / "base.json");
+  const json sweep = {{"name", "noise"}, {"base", "base.json"}, {"grid", {{"data.noise", {1e200}}}}};
+  std::ofstream(folder / "sweep.json") << sweep.dump(2);
+  const std::string command = std::string(SGDSIM_BINARY) + " sweep " + (folder / "sweep.json").string() +
+                              " -o " + (folder / "study").string() + " -j 1";
+  const CommandResult first = run_command(command);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  const std::string index = read_text(folder / "study" / "index.csv");
+  INFO(index);
+  // The final figures' cells (from the column "step" on) are empty.
+  const std::string header = index.substr(0, index.find('\n'));
+  const std::string row = index.substr(index.find('\n') + 1);
+  CHECK(row.find(",diverged,") != std::string::npos);
+  const auto commas = [](const std::string& text, std::size_t end) {
+    return std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), ',');
+  };
+  const auto step_column = commas(header, header.find(",step,") + 1);
+  std::size_t at = 0;
+  for (auto c = 0; c < step_column; ++c) at = row.find(',', at) + 1;
+  CHECK(row.substr(at).find_first_not_of(",\n") == std::string::npos);
+  const CommandResult again = run_command(command);
+  CHECK(again.exit_code == 0);
+  CHECK(read_text(folder / "study" / "index.csv") == index);  // complete: not run again
+}
