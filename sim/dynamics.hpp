@@ -63,6 +63,18 @@ struct BackgroundFlow {
   std::uint64_t stream_seed = 0, stream_index = 0;
 };
 
+// How a node learns that a neighbour cannot reach it (docs/network.md, "Failure detection"). `none`: it waits
+// the full receive timeout every time; `oracle`: it knows the state of the links on the route (a receive from
+// a neighbour behind a down link gives up at once, and so does one whose message fails on the way); `misses`:
+// after `misses` consecutive missed receives from a neighbour it suspects it and no longer waits for it (it
+// takes a message that is already there), except one receive in `probe`, which waits in full to notice a
+// recovery; a received message clears the suspicion.
+struct FailureDetector {
+  enum class Kind { none, oracle, misses } kind = Kind::none;
+  std::size_t misses = 3;
+  std::size_t probe = 10;
+};
+
 // Everything that varies, per edge (topology.edges order) and per node. Empty vectors: nothing varies.
 struct Dynamics {
   std::vector<std::vector<Profile>> link_bandwidth;  // factors of each edge's bandwidth
@@ -74,6 +86,7 @@ struct Dynamics {
   std::vector<BackgroundFlow> background;
   // Simulated seconds a receive waits before giving up; 0: forever. Required when anything can fail.
   double receive_timeout = 0;
+  FailureDetector failure_detector;
 
   bool any() const;
   bool has_failures() const;

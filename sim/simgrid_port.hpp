@@ -12,6 +12,7 @@
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/prices.hpp"
 #include "algorithms/protocols/requests.hpp"
+#include "sim/dynamics.hpp"
 #include "sim/traffic_meter.hpp"
 #include "topologies/topology.hpp"
 
@@ -48,6 +49,11 @@ struct Channel {
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::unique_ptr<Envelope> early;  // taken from the mailbox while the receiver still waited for an older one
+  // The receiver's failure detector (FailureDetector): consecutive missed receives, and receives since the
+  // sender became suspected.
+  std::size_t misses = 0, suspected_receives = 0;
+  std::vector<simgrid::s4u::Link*> route;  // the sender's route to the receiver (oracle), found on first use
+  bool route_known = false;
 };
 
 // The requests on their way to one node's server (asynchronous protocols): one mailbox for all senders, bound
@@ -85,6 +91,10 @@ class Network {
   const protocols::PriceTable& prices() const { return *prices_; }
   // Simulated seconds a receive waits before giving up; 0: forever (nothing can fail).
   double receive_timeout() const { return receive_timeout_; }
+  const FailureDetector& failure_detector() const { return failure_detector_; }
+  void set_failure_detector(const FailureDetector& detector) { failure_detector_ = detector; }
+  // True when every link on the route of `channel` (from -> to) is up now.
+  bool route_up(Channel& channel, std::size_t from, std::size_t to);
   // The simulated size of a message of `payload` bytes (wire_size() with this network's framing).
   std::uint64_t wire_size(std::uint64_t payload) const;
   // The actors that receive; set before the run so mailboxes can be bound to them.
@@ -106,6 +116,7 @@ class Network {
   std::size_t header_bytes_;
   std::size_t mtu_;
   double receive_timeout_;
+  FailureDetector failure_detector_;
   std::shared_ptr<const protocols::PriceTable> prices_;
   TrafficMeter* meter_;
   std::vector<simgrid::s4u::ActorPtr> actors_;
@@ -148,6 +159,8 @@ class SimPort : public Port, public protocols::Requester {
   double nominal_speed() const;
   // Tells the channel's receiver that an item (message or silence) is there (see Channel).
   void announce(Channel& channel);
+  // True when the failure detector tells this receive not to wait for `from` (see FailureDetector).
+  bool gives_up_at_once(Channel& channel, std::size_t from);
   // Waits until the channel's next item is announced; false when the receive's time ran out first.
   bool await_announcement(Channel& channel, double timeout);
   Counters counters_;

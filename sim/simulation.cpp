@@ -49,10 +49,12 @@ std::vector<std::string> engine_arguments(const NetworkOptions& options) {
   }
   if (options.model == "ideal") {
     // CM02 without cross-traffic and without the TCP window cap: a message of B bytes over h hops takes
-    // exactly h * latency + B / bandwidth, and concurrent flows share a link's bandwidth fairly.
+    // exactly h * latency + B / bandwidth, and concurrent flows share a link's bandwidth fairly. The cap is
+    // gamma / (2 * latency); gamma 0 would switch it off but also drop a comm's own rate (background flows'
+    // caps), so gamma is made too large to ever bind instead.
     args.emplace_back("--cfg=network/model:CM02");
     args.emplace_back("--cfg=network/crosstraffic:0");
-    args.emplace_back("--cfg=network/TCP-gamma:0");
+    args.emplace_back("--cfg=network/TCP-gamma:1e100");
   } else if (options.model != "tcp") {
     throw InputError("network model \"" + options.model + "\" is unknown (expected \"ideal\" or \"tcp\")");
   }
@@ -80,43 +82,60 @@ std::string deadlock_report(const std::vector<std::unique_ptr<SimPort>>& ports,
 
 std::atomic<bool> engine_used{false};
 
-// A competing flow as a daemon actor (it ends with the last node). Host-to-host comms carry no payload: only
-// their bytes compete for the links on their route. A failure ends a transfer early; the flow resumes after
-// one second (constant flows) or at the next arrival (bulk transfers).
-void start_background(const BackgroundFlow& flow, const std::vector<s4u::Host*>& hosts) {
+// A competing flow as daemon actors (they end with the last node); only its bytes compete for the links on
+// its route. A failure ends a transfer early; the flow resumes after one second (constant flows) or at the
+// next arrival (bulk transfers).
+void start_background(std::size_t index, const BackgroundFlow& flow, const std::vector<s4u::Host*>& hosts) {
   s4u::Host* from = hosts.at(flow.from);
   s4u::Host* to = hosts.at(flow.to);
-  s4u::Actor::create("background" + std::to_string(flow.from) + ">" + std::to_string(flow.to), from,
-                     [flow, from, to] {
-                       s4u::Actor::self()->daemonize();
-                       if (flow.rate > 0) {
-                         // Long enough to outlast any run at its rate (about 3000 years at 1 TB/s).
-                         constexpr std::uint64_t endless = std::uint64_t{1} << 62;
-                         for (;;) {
-                           try {
-                             // SimGrid starts a host-to-host comm once both ends are set: its rate must come
-                             // first.
-                             s4u::Comm::sendto_init()
-                                 ->set_rate(flow.rate)
-                                 ->set_payload_size(endless)
-                                 ->set_source(from)
-                                 ->set_destination(to)
-                                 ->wait();
-                           } catch (const simgrid::Exception&) {
-                             s4u::this_actor::sleep_for(1.0);
-                           }
-                         }
-                       }
-                       Rng rng = Rng::stream(flow.stream_seed, flow.stream_index, Purpose::dynamics);
-                       for (;;) {
-                         s4u::this_actor::sleep_for(-std::log1p(-rng.uniform()) / flow.arrivals);
-                         s4u::Comm::sendto_init()
-                             ->set_payload_size(static_cast<std::uint64_t>(flow.size))
-                             ->set_source(from)
-                             ->set_destination(to)
-                             ->detach();
-                       }
-                     });
+  const std::string name =
+      "background" + std::to_string(index) + ":" + std::to_string(flow.from) + ">" + std::to_string(flow.to);
+  if (flow.rate > 0) {
+    // A mailbox comm: SimGrid's host-to-host transfers ignore set_rate, mailbox comms honour it. A receiver
+    // on the destination takes each transfer.
+    s4u::Mailbox* mailbox = s4u::Mailbox::by_name(name);
+    s4u::Actor::create(name + "-receiver", to, [mailbox] {
+      s4u::Actor::self()->daemonize();
+      for (;;) {
+        try {
+          mailbox->get<char>();
+        } catch (const simgrid::Exception&) {
+          // the sender retries
+        }
+      }
+    });
+    s4u::Actor::create(name, from, [flow, mailbox] {
+      s4u::Actor::self()->daemonize();
+      static char payload = 0;  // nothing is read: only the simulated size counts
+      // Long enough to outlast any run at its rate (about 3000 years at 1 TB/s).
+      constexpr std::uint64_t endless = std::uint64_t{1} << 62;
+      for (;;) {
+        try {
+          mailbox->put_init(&payload, endless)->set_rate(flow.rate)->wait();
+        } catch (const simgrid::Exception&) {
+          s4u::this_actor::sleep_for(1.0);
+        }
+      }
+    });
+    return;
+  }
+  s4u::Actor::create(name, from, [flow, from, to, name] {
+    s4u::Actor::self()->daemonize();
+    Rng rng = Rng::stream(flow.stream_seed, flow.stream_index, Purpose::dynamics);
+    for (;;) {
+      s4u::this_actor::sleep_for(-std::log1p(-rng.uniform()) / flow.arrivals);
+      // One actor per transfer, so transfers overlap as arrivals do (a host-to-host comm starts as soon as
+      // both ends are known and cannot be detached).
+      s4u::Actor::create(name + "-transfer", from, [from, to, size = flow.size] {
+        s4u::Actor::self()->daemonize();
+        try {
+          s4u::Comm::sendto(from, to, static_cast<std::uint64_t>(size));
+        } catch (const simgrid::Exception&) {
+          // a failure ended it early
+        }
+      });
+    }
+  });
 }
 
 }  // namespace
@@ -144,6 +163,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   const std::size_t n = topology.nodes;
   Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout, options.prices,
                   &meter);
+  network.set_failure_detector(options.dynamics.failure_detector);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
   std::vector<char> done(n, 0);
@@ -179,7 +199,8 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
       done[i] = 1;
     }));
   }
-  for (const BackgroundFlow& flow : options.dynamics.background) start_background(flow, hosts);
+  for (std::size_t k = 0; k < options.dynamics.background.size(); ++k)
+    start_background(k, options.dynamics.background[k], hosts);
   std::vector<std::unique_ptr<ServerPort>> server_ports;
   if (server) {
     for (std::size_t i = 0; i < n; ++i) {

@@ -286,7 +286,28 @@ std::vector<keys::Key> network_dynamics_keys() {
       keys::duration("receive_timeout",
                      "Simulated seconds a receive waits before giving up (a lost message, a node or link "
                      "down); 0: forever. Must be > 0 when anything can fail.")
-          .fallback_to(0)};
+          .fallback_to(0),
+      keys::choice(
+          "failure_detector", {"none", "oracle", "misses"},
+          "How a node learns that a neighbour cannot reach it (runs with a receive_timeout): \"none\" "
+          "waits the full timeout every time; \"oracle\" knows the state of the links on the route "
+          "and gives up at once on a neighbour behind a down link; \"misses\" suspects a neighbour "
+          "after `detector_misses` consecutive missed receives and then waits for it only once in "
+          "`detector_probe` receives (otherwise taking only a message already there), until a message "
+          "arrives. docs/network.md, \"Failure detection\".")
+          .fallback_to("none"),
+      keys::integer("detector_misses",
+                    "Consecutive missed receives after which failure_detector \"misses\" suspects a "
+                    "neighbour.")
+          .at_least(1)
+          .at_most(1000000)
+          .fallback_to(3),
+      keys::integer("detector_probe",
+                    "failure_detector \"misses\": while a neighbour is suspected, one receive in this many "
+                    "waits the full timeout, to notice that it is back.")
+          .at_least(1)
+          .at_most(1000000)
+          .fallback_to(10)};
 }
 
 std::vector<keys::Key> compute_dynamics_keys() {
@@ -366,6 +387,12 @@ void read_network_dynamics(Spec& network, const topology::Topology& topology, st
     dynamics.background.push_back(flow);
   }
   dynamics.receive_timeout = network.duration("receive_timeout");
+  const std::string detector = network.string("failure_detector");
+  dynamics.failure_detector.kind = detector == "oracle"   ? FailureDetector::Kind::oracle
+                                   : detector == "misses" ? FailureDetector::Kind::misses
+                                                          : FailureDetector::Kind::none;
+  dynamics.failure_detector.misses = static_cast<std::size_t>(network.integer("detector_misses"));
+  dynamics.failure_detector.probe = static_cast<std::size_t>(network.integer("detector_probe"));
 }
 
 void read_compute_dynamics(Spec& compute, std::size_t nodes, double host_speed, std::uint64_t seed,

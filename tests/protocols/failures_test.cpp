@@ -83,3 +83,26 @@ TEST_CASE("failures without a receive timeout are refused") {
   CHECK(run.exit_code == 2);
   CHECK(run.output.find("receive_timeout") != std::string::npos);
 }
+
+TEST_CASE("a failure detector confines a dead link's losses to that link: no cascade to its neighbours") {
+  // An 8-ring with link 0-1 down for the whole run: D-PSGD sends one message each way over it per step, so 20
+  // steps lose 40 messages. Without detection, nodes 0 and 1 wait out their timeout on each other every
+  // round, reach their healthy neighbours late, and those give up on them too.
+  auto lost = [](const std::string& detector) {
+    json s = failing_ring(json::parse(R"({"kind": "dpsgd", "steps": 20, "lr": 0.2})"));
+    s["network"]["topology"]["nodes"] = 8;
+    s["network"]["failures"] = json::parse(R"([{"edge": [0, 1], "down": [[0, 1000]]}])");
+    s["network"]["failure_detector"] = detector;
+    s["network"]["detector_misses"] = 2;
+    const Run run = run_scenario(s, "detector-" + detector);
+    INFO(detector << ": " << run.output);
+    REQUIRE(run.exit_code == 0);
+    return run.summary["totals"]["messages_lost"].get<double>();
+  };
+  const double none = lost("none"), oracle = lost("oracle"), misses = lost("misses");
+  CHECK(oracle == 40);
+  CHECK(none > 40);
+  // Suspicion after two misses, one full wait in ten receives while suspected: losses in between.
+  CHECK(misses >= 40);
+  CHECK(misses < none);
+}
