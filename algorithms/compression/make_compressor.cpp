@@ -19,7 +19,9 @@ keys::Registry<CompressorFactory>& compressors() {
         "Messages decode to ±1 per coordinate, so data-parallel workers may take their majority vote."},
        {"float_format",
         "Sends every coordinate as a float of one format (float_format.hpp): the all-reduce collectives "
-        "sum and forward it."}});
+        "sum and forward it."},
+       {"wants_error_feedback",
+        "Biased: its paper runs it with error feedback; a run without memory \"error_feedback\" warns."}});
   return family;
 }
 

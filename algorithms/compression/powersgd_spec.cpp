@@ -17,7 +17,7 @@ const bool registered = compressors().add(
                     "(`sgdsim compress`, benchmarks); 0: such a vector is sent raw.")
           .fallback_to(0)
           .between(0, 2147483648.0)},
-     {},
+     {"wants_error_feedback"},
      {json::parse(R"({"kind": "powersgd", "rank": 1, "rows": 16})"),
       json::parse(R"({"kind": "powersgd", "rank": 4, "rows": 1024})")}},
     [](Spec& spec) {

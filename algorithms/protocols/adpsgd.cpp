@@ -23,6 +23,7 @@ Adpsgd::Adpsgd(Spec& spec, const Environment& environment)
       theirs_(local_.dimension()),
       mine_(local_.dimension()),
       seen_(local_.dimension()) {
+  refuse_momentum_twice(spec, encoders_, schedule_.optimizer.momentum);
   for (Node& node : nodes_) {
     node.x = initial_model(environment);
     node.sent.assign(node.x.size(), 0.0f);

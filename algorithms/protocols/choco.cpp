@@ -10,7 +10,9 @@ Choco::Choco(Spec& spec, const Environment& environment)
       schedule_(spec),
       consensus_first_(spec.string("order") == "consensus_first"),
       local_(environment, schedule_.optimizer),
-      gossip_(spec, environment, Silence::signal) {}
+      gossip_(spec, environment, Silence::signal) {
+  refuse_momentum_twice(spec, gossip_.encoders(), schedule_.optimizer.momentum);
+}
 
 void Choco::run(std::size_t i, protocols::Port& port) {
   Gossip::Node& node = gossip_.node(i);
@@ -20,8 +22,13 @@ void Choco::run(std::size_t i, protocols::Port& port) {
     const double eta = schedule_.at(t);
     if (consensus_first_) {
       std::span<const float> g = local_.gradient(i, node.x, batches, port);
+      // The authors' code adds the weight decay λx to the gradient before the consensus step moves x: the
+      // decay is taken at the x the gradient was taken at. (No Port call until descend: one scratch serves
+      // every node.)
+      if (local_.couples_decay()) before_consensus_.assign(node.x.begin(), node.x.end());
       gossip_.consensus(i);
-      local_.descend(i, node.x, eta, g);
+      local_.descend(i, node.x, eta, g,
+                     local_.couples_decay() ? before_consensus_ : std::span<const float>{});
       port.charge(gossip_.consensus_charge());
     } else {
       local_.descend(i, node.x, eta, local_.gradient(i, node.x, batches, port));

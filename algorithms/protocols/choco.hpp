@@ -9,7 +9,8 @@ namespace sgdsim::protocols {
 // order):
 //   x_half = x − η g;  q = C(x_half − x̂);  x̂_j += q_j at every holder;  x = x_half + γ (m − x̂).
 // Order "consensus_first" (the deep-learning code): x += γ (m − x̂) with the current copies, then the gradient
-// step (gradient at the old x), then compress and exchange the new difference.
+// step (gradient and coupled weight decay at the old x, as that code adds the decay to the gradient before
+// the consensus step), then compress and exchange the new difference.
 class Choco : public Protocol {
  public:
   Choco(Spec& spec, const Environment& environment);
@@ -22,6 +23,7 @@ class Choco : public Protocol {
   bool consensus_first_;
   LocalStep local_;
   Gossip gossip_;
+  std::vector<float> before_consensus_;  // consensus_first with weight decay: x before the consensus step
 };
 
 }  // namespace sgdsim::protocols

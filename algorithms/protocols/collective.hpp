@@ -47,6 +47,9 @@ class Collective {
   // vector — the same floats on every node, so that replicas stay identical.
   virtual void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
                        std::span<float> average, protocols::Port& port) = 0;
+  // False for collectives that never send `message` (they encode their own chunks): the worker's encode of
+  // the whole vector is then not work a deployment does, and is not charged.
+  virtual bool sends_message() const { return true; }
 };
 
 // For the all-reduce collectives that add partial sums on the way (ring_allreduce, recursive_doubling): they

@@ -14,6 +14,7 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
                 *environment.prices, model_layout(*environment.model)),
       nodes_(environment.topology->nodes) {
+  refuse_momentum_twice(spec, encoders_, schedule_.optimizer.momentum);
   const std::size_t n = environment.topology->nodes;
   const std::size_t d = local_.dimension();
   if (environment.model->averages_state()) {
@@ -57,7 +58,9 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
     encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
-    port.charge(encoders_.encode_charge());
+    // A collective that encodes its own chunks charges those; the whole-vector encode above only yields
+    // `own`.
+    port.charge(collective_->sends_message() ? encoders_.encode_charge() : encoders_.memory_charge());
     collective_->average(i, node.bytes, node.own, encoders_.stream(i), node.average, port);
     if (majority_vote_) {
       // sign(sum of the votes): the mean has the sum's sign (a tie gives 0: no step on that coordinate).

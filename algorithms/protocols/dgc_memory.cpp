@@ -48,6 +48,8 @@ class DgcMemory final : public Memory {
     }
   }
 
+  double momentum() const override { return momentum_; }
+
   // Clip (read g), u ← m·u + g (read two, write one), v += u (read two, write one), then v −= C(·) and the
   // mask (read three, write two).
   double floats_touched(std::size_t dimension) const override {

@@ -55,6 +55,19 @@ Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::ui
   }
 }
 
+double Encoders::memory_momentum() const {
+  return memory_->momentum();
+}
+
+void refuse_momentum_twice(const Spec& spec, const Encoders& encoders, double optimizer_momentum) {
+  const auto text = [](double x) { return nlohmann::json(x).dump(); };
+  if (encoders.memory_momentum() > 0 && optimizer_momentum > 0)
+    spec.fail("memory", "this memory applies momentum itself (momentum " + text(encoders.memory_momentum()) +
+                            ", DGC's momentum correction) and " + spec.path() + ".optimizer.momentum is " +
+                            text(optimizer_momentum) +
+                            ": momentum would be applied twice; set one of the two to 0");
+}
+
 bool Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
                       NodeStats& stats, SparseVector* sparse) {
   Node& node = nodes_[i];

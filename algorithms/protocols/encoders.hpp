@@ -81,7 +81,11 @@ class Encoders {
   // and of one decode. The sender's own decoding is free: a deployment has the decoded vector as a
   // by-product of encoding.
   std::span<const Charge> encode_charge() const { return encode_; }
+  // The memory's part of it alone (for a collective that encodes chunks itself).
+  std::span<const Charge> memory_charge() const { return std::span<const Charge>(encode_).subspan(1); }
   const Charge& decode_charge() const { return decode_; }
+  // The momentum the memory applies itself (0 for most memories).
+  double memory_momentum() const;
   // Node i's compression stream, for collectives that encode again (e.g. a parameter server's reply).
   Rng& stream(std::size_t i) { return nodes_[i].rng; }
 
@@ -98,5 +102,9 @@ class Encoders {
   std::array<Charge, 2> encode_;
   Charge decode_;
 };
+
+// A memory that applies momentum itself (DGC's momentum correction) beside the optimizer's momentum would
+// apply momentum twice: an InputError naming both keys of the protocol's `spec`.
+void refuse_momentum_twice(const Spec& spec, const Encoders& encoders, double optimizer_momentum);
 
 }  // namespace sgdsim::protocols

@@ -27,6 +27,7 @@ class Gossip {
   Gossip(Spec& spec, const Environment& environment, Silence silence);
   // Their declarations, part of every gossip protocol's keys.
   static std::vector<keys::Key> keys();
+  const Encoders& encoders() const { return encoders_; }
 
   Node& node(std::size_t i) { return nodes_[i]; }
   // Node i fires: q = C(target - x̂_i) is encoded, sent to every neighbour and applied to x̂_i and m_i.

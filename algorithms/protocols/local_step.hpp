@@ -45,8 +45,13 @@ class LocalStep {
                                   protocols::Port& port);
   std::size_t dimension() const { return dimension_; }
   // The local optimizer's step of node `node` (optimizer.hpp); x −= η g for plain SGD.
-  void descend(std::size_t node, std::span<float> x, double eta, std::span<const float> g) {
-    optimizer_.step(node, x, eta, g);
+  void descend(std::size_t node, std::span<float> x, double eta, std::span<const float> g,
+               std::span<const float> decay_at = {}) {
+    optimizer_.step(node, x, eta, g, decay_at);
+  }
+  // True when descend() adds λx to the gradient (coupled weight decay).
+  bool couples_decay() const {
+    return optimizer_.settings().weight_decay > 0 && !optimizer_.settings().decoupled;
   }
   // The charge of descend() (plain SGD reads two vectors and writes one).
   const Charge& update() const { return update_; }

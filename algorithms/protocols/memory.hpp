@@ -23,6 +23,8 @@ class Memory {
   virtual void update(std::size_t node, std::span<const float> decoded) = 0;
   // Float32 values read and written per compressed d-vector (for the simulated cost of the arithmetic).
   virtual double floats_touched(std::size_t /*dimension*/) const { return 0; }
+  // The momentum the memory applies itself (DGC's momentum correction); 0 for memories without one.
+  virtual double momentum() const { return 0; }
 };
 
 using MemoryFactory = std::function<std::unique_ptr<Memory>(Spec&, std::size_t nodes, std::size_t dimension)>;

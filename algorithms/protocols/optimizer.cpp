@@ -46,7 +46,8 @@ double Optimizer::vector_passes() const {
   return passes;
 }
 
-void Optimizer::step(std::size_t node, std::span<float> x, double eta, std::span<const float> g) {
+void Optimizer::step(std::size_t node, std::span<float> x, double eta, std::span<const float> g,
+                     std::span<const float> decay_at) {
   const auto rate = static_cast<float>(-eta);
   if (settings_.plain()) {
     for (std::size_t c = 0; c < x.size(); ++c) x[c] += rate * g[c];
@@ -54,19 +55,20 @@ void Optimizer::step(std::size_t node, std::span<float> x, double eta, std::span
   }
   const auto lambda = static_cast<float>(settings_.weight_decay);
   const bool coupled = lambda != 0 && !settings_.decoupled;
+  const std::span<const float> at = decay_at.empty() ? std::span<const float>(x) : decay_at;
   if (lambda != 0 && settings_.decoupled) {
     const auto shrink = static_cast<float>(1.0 - eta * settings_.weight_decay);
     for (float& v : x) v *= shrink;
   }
   if (settings_.momentum == 0) {
-    for (std::size_t c = 0; c < x.size(); ++c) x[c] += rate * (coupled ? g[c] + lambda * x[c] : g[c]);
+    for (std::size_t c = 0; c < x.size(); ++c) x[c] += rate * (coupled ? g[c] + lambda * at[c] : g[c]);
     return;
   }
   std::vector<float>& v = velocity_[node];
   if (v.empty()) v.assign(dimension_, 0.0f);
   const auto mu = static_cast<float>(settings_.momentum);
   for (std::size_t c = 0; c < x.size(); ++c) {
-    const float d = coupled ? g[c] + lambda * x[c] : g[c];
+    const float d = coupled ? g[c] + lambda * at[c] : g[c];
     v[c] = mu * v[c] + d;
     x[c] += rate * (settings_.nesterov ? d + mu * v[c] : v[c]);
   }

@@ -34,7 +34,10 @@ class Optimizer {
   // One step of node `node` at rate `eta` with the (stochastic) gradient `g` at `x`:
   //   d = g (+ λx if coupled);  v ← μv + d;  d ← d + μv (Nesterov) or v (heavy ball);  x ← x − ηd,
   // and first x ← (1 − ηλ) x when decoupled. Plain SGD is exactly x ← x − ηg (bit-for-bit as before).
-  void step(std::size_t node, std::span<float> x, double eta, std::span<const float> g);
+  // `decay_at` (when not empty): the point at which coupled decay λx is taken instead of x (a protocol that
+  // moves x between the gradient and the step, as CHOCO's consensus_first order does).
+  void step(std::size_t node, std::span<float> x, double eta, std::span<const float> g,
+            std::span<const float> decay_at = {});
   // Floats read and written per coordinate by step() (3 for plain SGD), for its simulated cost.
   double vector_passes() const;
   const OptimizerSettings& settings() const { return settings_; }

@@ -18,6 +18,8 @@ namespace {
 // messages carry 0 payload bytes but still cost a latency and, with headers, one header).
 class RingAllreduce final : public Collective {
  public:
+  // It encodes its own chunks and partial sums; the worker's whole message is never sent.
+  bool sends_message() const override { return false; }
   RingAllreduce(const CollectiveSetup& setup, const compression::FloatFormat& format)
       : setup_(setup), format_(format), prices_(setup, format), received_(setup.dimension) {}
 

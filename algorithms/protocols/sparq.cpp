@@ -23,7 +23,9 @@ Sparq::Sparq(Spec& spec, const Environment& environment)
       local_(environment, schedule_.optimizer),
       gossip_(spec, environment, read_silence(spec)),
       trigger_norm_{environment.prices->floats(Work::mixing),
-                    2.0 * static_cast<double>(gossip_.dimension())} {}
+                    2.0 * static_cast<double>(gossip_.dimension())} {
+  refuse_momentum_twice(spec, gossip_.encoders(), schedule_.optimizer.momentum);
+}
 
 void Sparq::run(std::size_t i, protocols::Port& port) {
   Gossip::Node& node = gossip_.node(i);

@@ -74,3 +74,15 @@ TEST_CASE("optimizer keys: defaults are plain SGD, Nesterov needs momentum") {
   SpecHolder range(R"({"momentum": 1.5})", "$.algorithm.optimizer", optimizer_keys());
   CHECK_THROWS_WITH(read_optimizer(range.spec), Catch::Contains("$.algorithm.optimizer.momentum"));
 }
+
+TEST_CASE("coupled weight decay can be taken at another point than the weights it updates") {
+  // CHOCO's consensus_first order: the decay belongs to the x the gradient was taken at, before consensus
+  // moved it.
+  OptimizerSettings coupled;
+  coupled.weight_decay = 0.5;
+  Optimizer o(coupled, 1, 1);
+  std::vector<float> x = {3.0f};
+  const std::vector<float> g = {1.0f}, before = {2.0f};
+  o.step(0, x, 0.1, g, before);
+  CHECK(x[0] == Approx(3.0 - 0.1 * (1.0 + 0.5 * 2.0)));
+}

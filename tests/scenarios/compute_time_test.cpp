@@ -190,3 +190,25 @@ TEST_CASE("calibrate refuses an output it could not write, and --min-seconds nan
     CHECK(seconds < 5);
   }
 }
+
+TEST_CASE("the all-reduce collectives charge the encoding of their chunks, not a whole-vector encode too") {
+  // Four workers: allgather sends each worker's whole encoded vector (d coordinates encoded per step); ring
+  // all-reduce and recursive doubling encode their own pieces. Per node and step, ring all-reduce encodes
+  // 2(n - 1)/n · d coordinates on average (every chunk but two, twice); recursive doubling, with n a power of
+  // two, log2(n) whole vectors.
+  auto encode_seconds = [](const char* collective) {
+    json scenario = two_node_dpsgd(json::object());
+    scenario["network"]["topology"]["nodes"] = 4;
+    scenario["algorithm"] = {
+        {"kind", "data_parallel"}, {"steps", steps}, {"lr", 0.01}, {"collective", {{"kind", collective}}}};
+    const Run run = run_scenario(scenario, std::string("collective-encode-") + collective);
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    REQUIRE(run.summary["dimension"].get<double>() == features + 1);
+    return run.summary["simulated_time_s"]["encode"].get<double>();
+  };
+  const double d = features + 1, n = 4;
+  CHECK(encode_seconds("allgather") == Approx(steps * d / encode_speed).epsilon(1e-9));
+  CHECK(encode_seconds("ring_allreduce") == Approx(steps * 2 * (n - 1) / n * d / encode_speed).epsilon(1e-9));
+  CHECK(encode_seconds("recursive_doubling") == Approx(steps * 2 * d / encode_speed).epsilon(1e-9));
+}
