@@ -35,6 +35,7 @@ struct Divergence {
   std::optional<std::size_t> node;  // absent for figures of the average model
   std::string detail;               // e.g. the index of the first bad coordinate
   double sim_time_s = -1;           // simulated time when the run stopped; -1: not known yet
+  bool blew_up = false;             // finite, but past eval.blow_up's limit (detail says how)
 };
 
 // Thrown where a non-finite value is first seen; stops the simulation. The run keeps its trace up to the last
@@ -60,7 +61,7 @@ class Diverged : public std::runtime_error {
     if (w.step >= 0) text += " at step " + std::to_string(w.step);
     text += ": " +
             (w.node ? "node " + std::to_string(*w.node) + "'s " : std::string("the average model's ")) +
-            w.quantity + " is not finite";
+            w.quantity + (w.blew_up ? " blew up" : " is not finite");
     if (!w.detail.empty()) text += " (" + w.detail + ")";
     return text;
   }

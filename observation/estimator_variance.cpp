@@ -56,6 +56,8 @@ std::optional<EstimatorVariance::Result> EstimatorVariance::measure(std::int64_t
   std::vector<double> sampled(d), estimated(d);
   compression::Bytes bytes;
   double sampling = 0, estimator = 0;
+  // Per coordinate, Σ over draws of ĝ_c and of ĝ_c² (estimator_nvar).
+  std::vector<double> first(d, 0.0), second(d, 0.0);
   for (std::size_t draw = 0; draw < setup_.draws; ++draw) {
     std::fill(sampled.begin(), sampled.end(), 0.0);
     std::fill(estimated.begin(), estimated.end(), 0.0);
@@ -73,13 +75,23 @@ std::optional<EstimatorVariance::Result> EstimatorVariance::measure(std::int64_t
     }
     for (std::size_t c = 0; c < d; ++c) {
       const double s = sampled[c] / static_cast<double>(n) - reference[c];
-      const double e = estimated[c] / static_cast<double>(n) - reference[c];
+      const double mean = estimated[c] / static_cast<double>(n);
+      const double e = mean - reference[c];
       sampling += s * s;
       estimator += e * e;
+      first[c] += mean;
+      second[c] += mean * mean;
     }
   }
-  const double scale = static_cast<double>(setup_.draws) * reference_norm;
-  return Result{sampling / scale, estimator / scale};
+  const auto draws = static_cast<double>(setup_.draws);
+  double spread = 0, moment = 0;
+  for (std::size_t c = 0; c < d; ++c) {
+    const double m = first[c] / draws;
+    spread += std::max(0.0, second[c] / draws - m * m);
+    moment += second[c] / draws;
+  }
+  const double scale = draws * reference_norm;
+  return Result{sampling / scale, estimator / scale, moment > 0 ? spread / moment : 0.0};
 }
 
 }  // namespace sgdsim::observation

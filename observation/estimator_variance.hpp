@@ -3,7 +3,10 @@
 // are about: at the average model x, with g = ∇f(x) on a reference set of training samples,
 //   sampling_variance  = E ||(1/n) Σ_i g_i − g||² / ||g||²          (n workers' minibatch gradients g_i)
 //   estimator_variance = E ||(1/n) Σ_i Q(g_i) − g||² / ||g||²       (each g_i encoded and decoded)
-// each expectation a mean over `draws` independent draws of one minibatch per worker from its own shard. The
+//   estimator_nvar     = Σ_c Var[ĝ_c] / Σ_c E[ĝ_c²]                    (ĝ = (1/n) Σ_i Q(g_i))
+// the last as NUQSGD's code reports it: per coordinate, centred on the estimator's own mean over the draws
+// (not on g), over its second moment; it needs no reference gradient (0 with a single draw).
+// Each expectation a mean over `draws` independent draws of one minibatch per worker from its own shard. The
 // draws have their own random streams (the same for every compressor, so methods are compared on the same
 // minibatches) and touch no node state: observation stays free.
 #include <cstddef>
@@ -37,6 +40,7 @@ class EstimatorVariance {
   struct Result {
     double sampling = 0;
     double estimator = 0;
+    double estimator_nvar = 0;
   };
   // At model `x` (`state`: the model's state, e.g. BatchNorm statistics; empty for models without), at
   // evaluation step `step` (which selects the draws' random streams). Nothing when g = 0 (no direction to be

@@ -7,6 +7,7 @@
 #include "algorithms/protocols/encoders.hpp"
 #include "algorithms/protocols/protocol.hpp"
 #include "common/rng.hpp"
+#include "observation/blow_up.hpp"
 
 namespace sgdsim::observation {
 
@@ -93,7 +94,8 @@ const keys::Object& eval_keys() {
        keys::integer("variance_samples",
                      "Samples (drawn once) of the reference gradient g of the variance columns (0: all).")
            .computed_default("train_subset")
-           .at_least(0)}};
+           .at_least(0),
+       keys::object("blow_up", blow_up_keys(), "Stopping a run whose loss blows up while staying finite.")}};
   return eval;
 }
 
@@ -112,6 +114,8 @@ EvalSetup read_eval(Spec& eval, const EvalContext& context) {
   }
   if (subset > 0) setup.options.train_subset = draw_subset(train.samples(), subset, context.seed);
   setup.options.variance = read_variance(eval, context, setup.options.train_subset.size());
+  Spec blow_up = eval.object("blow_up");
+  setup.options.blow_up = read_blow_up(blow_up);
   return setup;
 }
 

@@ -19,7 +19,8 @@ Observer::Observer(std::size_t nodes, const learning::Model& model, const learni
       trace_(trace),
       clock_(clock),
       latest_(nodes),
-      reached_(nodes, 0) {
+      reached_(nodes, 0),
+      blow_up_(options_.blow_up) {
   write_trace_header(trace_, shape_);
 }
 
@@ -95,6 +96,12 @@ void Observer::complete(std::int64_t step, Pending& p) {
   const learning::Evaluation train = evaluate(problem_.train, options_.train_subset);
   // Finite node models can still average to a model whose loss overflows; no row of the trace is NaN.
   if (!std::isfinite(train.loss)) throw Diverged({"training loss", step, std::nullopt, {}, -1});
+  // A finite loss far above where it started, sustained: stopped like a NaN, before its row is written.
+  if (auto why = blow_up_.check(train.loss)) {
+    Divergence where{"training loss", step, std::nullopt, *why, -1};
+    where.blew_up = true;
+    throw Diverged(std::move(where));
+  }
   row.train_loss = train.loss;
   if (problem_.test.samples() > 0) {
     const learning::Evaluation test = evaluate(problem_.test, {});
@@ -111,6 +118,7 @@ void Observer::complete(std::int64_t step, Pending& p) {
     if (const auto measured = options_.variance->measure(step, average, state)) {
       row.variance->sampling = measured->sampling;
       row.variance->estimator = measured->estimator;
+      row.variance->estimator_nvar = measured->estimator_nvar;
     }
   }
   last_compressions_ = total.compressions;

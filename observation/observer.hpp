@@ -13,6 +13,7 @@
 #include "algorithms/learning/model.hpp"
 #include "algorithms/protocols/probe.hpp"
 #include "common/wall_clock.hpp"
+#include "observation/blow_up.hpp"
 #include "observation/estimator_variance.hpp"
 #include "observation/node_sums.hpp"
 #include "observation/outputs.hpp"
@@ -30,6 +31,7 @@ struct ObserverOptions {
   std::function<std::size_t(double)> nodes_down;
   // Data-parallel runs with eval.variance_draws > 0: the estimator's variance at every row.
   std::shared_ptr<const EstimatorVariance> variance;
+  BlowUpRule blow_up;  // eval.blow_up (off by default here; scenarios default it on)
 };
 
 class Observer : public protocols::Probe {
@@ -92,6 +94,7 @@ class Observer : public protocols::Probe {
   std::vector<TraceRow> rows_;
   double last_compression_error_ = 0;
   std::uint64_t last_compressions_ = 0;
+  BlowUpWatch blow_up_;
 };
 
 }  // namespace sgdsim::observation

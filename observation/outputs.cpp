@@ -143,7 +143,8 @@ std::vector<Column> declare_columns() {
        .meaning =
            "‖ĝ − g‖² / ‖g‖² of the workers' averaged minibatch gradient ĝ at the average model, against "
            "the gradient g on eval.variance_samples samples, mean over eval.variance_draws draws "
-           "(docs/protocols.md).",
+           "(docs/protocols.md): a relative mean squared error, which also counts g's own sampling error "
+           "when variance_samples is a subsample.",
        .when = When::variance_draws,
        .empty = "the reference gradient g is zero",
        .value = [](const TraceRow& r) { return optional_value(r.variance->sampling); }},
@@ -153,6 +154,15 @@ std::vector<Column> declare_columns() {
        .when = When::variance_draws,
        .empty = "the reference gradient g is zero",
        .value = [](const TraceRow& r) { return optional_value(r.variance->estimator); }},
+      {.name = "estimator_nvar",
+       .meaning = "NUQSGD's normalised variance of the averaged encoded gradient ĝ = (1/n) Σ_i Q(g_i): Σ_c "
+                  "Var[ĝ_c] / "
+                  "Σ_c E[ĝ_c²] over the eval.variance_draws draws, centred on ĝ's own mean (no reference "
+                  "gradient; 0 "
+                  "with one draw).",
+       .when = When::variance_draws,
+       .empty = "the reference gradient g is zero",
+       .value = [](const TraceRow& r) { return optional_value(r.variance->estimator_nvar); }},
   };
 }
 

@@ -37,6 +37,7 @@ struct TraceRow {
   // compression (observation/estimator_variance.hpp); empty when the reference gradient is zero.
   struct Variance {
     std::optional<double> sampling, estimator;
+    std::optional<double> estimator_nvar;  // NUQSGD's per-coordinate variance over the second moment
   };
   std::optional<Variance> variance;
 };

@@ -22,6 +22,10 @@ const std::vector<observation::Field<RunRecord>>& run_fields() {
       {"version", "", "The sgdsim version that wrote the file.", When::always,
        [](Run) -> json { return SGDSIM_VERSION_STRING; }},
       {"algorithm", "", "algorithm.kind.", When::always, [](Run r) -> json { return r.algorithm; }},
+      {"warnings", "",
+       "Settings that run but depart from a paper (e.g. PowerSGD without error feedback), as printed on "
+       "stderr; empty when none.",
+       When::always, [](Run r) -> json { return r.warnings; }},
       {"nodes", "nodes", "Nodes of the topology.", When::always, [](Run r) -> json { return r.nodes; }},
       {"edges", "edges", "Edges of the topology.", When::always, [](Run r) -> json { return r.edges; }},
       {"dimension", "parameters", "Parameters of the model.", When::always,
@@ -64,10 +68,15 @@ const std::vector<observation::Field<RunRecord>>& run_fields() {
          return node ? json(*node) : json();
        }},
       {"divergence.quantity", "",
-       "What was not finite: model, gradient, minibatch loss, message, training loss.", When::diverged,
-       [](Run r) -> json { return r.diverged->where().quantity; }},
-      {"divergence.detail", "", "Where in it, e.g. the first bad coordinate.", When::diverged,
-       [](Run r) -> json { return r.diverged->where().detail; }},
+       "What was not finite (model, gradient, minibatch loss, message, training loss) or blew up (training "
+       "loss).",
+       When::diverged, [](Run r) -> json { return r.diverged->where().quantity; }},
+      {"divergence.reason", "",
+       "\"not_finite\" (an infinite or NaN value) or \"blow_up\" (the training loss past eval.blow_up's "
+       "limit).",
+       When::diverged, [](Run r) -> json { return r.diverged->where().blew_up ? "blow_up" : "not_finite"; }},
+      {"divergence.detail", "", "Where in it, e.g. the first bad coordinate, or the blow-up rule's figures.",
+       When::diverged, [](Run r) -> json { return r.diverged->where().detail; }},
       {"divergence.message", "", "The whole message, as printed on stderr.", When::diverged,
        [](Run r) -> json { return r.diverged->what(); }},
   };

@@ -24,6 +24,7 @@ struct RunRecord {
   // Host seconds: the whole simulate() call, solving f* before it, and the parts the clock measured.
   double wall_s = 0, optimum_s = 0;
   const WallClock* clock = nullptr;
+  std::vector<std::string> warnings;  // settings that depart from a paper (printed on stderr too)
 };
 
 const std::vector<observation::Field<RunRecord>>& run_fields();

@@ -136,6 +136,23 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   observer_options_ = std::move(measured.options);
   eval.finish();
   root.finish();
+  warn_about_settings(origin);
+}
+
+// Settings that run but depart from a paper: a warning on stderr now and in summary.json's `warnings`.
+void Scenario::warn_about_settings(const std::string& origin) {
+  const nlohmann::json& algorithm = resolved_["algorithm"];
+  if (algorithm.contains("compressor") && algorithm["compressor"].is_object()) {
+    const std::string kind = algorithm["compressor"].value("kind", "");
+    const keys::Kind* compressor = compression::compressors().find(kind);
+    const bool feedback = algorithm.contains("memory") && algorithm["memory"].is_object() &&
+                          algorithm["memory"].value("kind", "") == "error_feedback";
+    if (compressor && compressor->has("wants_error_feedback") && !feedback)
+      warnings_.push_back(origin + ": $.algorithm.memory: compressor \"" + kind +
+                          "\" is biased and its paper runs it with error feedback; without memory "
+                          "\"error_feedback\" this run departs from the paper");
+  }
+  for (const std::string& warning : warnings_) std::fprintf(stderr, "sgdsim: warning: %s\n", warning.c_str());
 }
 
 bool Scenario::time_dependent() const {
@@ -231,7 +248,8 @@ nlohmann::json Scenario::simulate(std::ostream& trace, bool progress, std::size_
                 .diverged = diverged ? &*diverged : nullptr,
                 .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                 .optimum_s = optimum_seconds,
-                .clock = &clock_};
+                .clock = &clock_,
+                .warnings = warnings_};
   nlohmann::json summary =
       scenarios::summary(run, {observer.last(), observer.node_stats(), end, &record.links});
   // A run that diverged before its first row measured nothing: its final figures are not 0 (the best loss).

@@ -78,6 +78,8 @@ class Scenario {
   const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
 
  private:
+  void warn_about_settings(const std::string& origin);
+  std::vector<std::string> warnings_;  // printed when made; summary.json's `warnings`
   nlohmann::json resolved_;
   std::string name_;
   std::uint64_t seed_ = 1;

@@ -46,6 +46,11 @@ TEST_CASE(
     // QSGD with one level multiplies a coordinate's variance by up to √d; the draws are shared, so the added
     // variance shows in every row, not just on average.
     CHECK(number(noisy["estimator_variance"]) > 2 * number(noisy["sampling_variance"]));
+    // NUQSGD's metric, centred on the estimator's own mean: positive, at most 1 (a variance over the second
+    // moment), and larger with the coarse quantizer.
+    CHECK(number(row["estimator_nvar"]) > 0);
+    CHECK(number(noisy["estimator_nvar"]) <= 1);
+    CHECK(number(noisy["estimator_nvar"]) > number(row["estimator_nvar"]));
   }
   // The draws do not depend on the compressor: at the common initial model both runs sample the same batches.
   CHECK(coarse.trace.rows[0]["sampling_variance"] == plain.trace.rows[0]["sampling_variance"]);
@@ -60,8 +65,8 @@ TEST_CASE("measuring the variance is free and reproducible") {
   REQUIRE(again.exit_code == 0);
   REQUIRE(off.exit_code == 0);
   CHECK(measured.trace_text == again.trace_text);
-  CHECK(off.trace.columns.size() + 2 == measured.trace.columns.size());
-  CHECK(measured.trace.columns.back() == "estimator_variance");
+  CHECK(off.trace.columns.size() + 3 == measured.trace.columns.size());
+  CHECK(measured.trace.columns.back() == "estimator_nvar");
   REQUIRE(off.trace.rows.size() == measured.trace.rows.size());
   for (std::size_t r = 0; r < off.trace.rows.size(); ++r) {
     for (const std::string& column : off.trace.columns) {

@@ -27,7 +27,8 @@ json linear_scenario(const json& algorithm) {
        {{"dataset", "synthetic"}, {"kind", "linear"}, {"samples", 200}, {"features", 8}, {"batch_size", 8}}},
       {"model", {{"kind", "linear"}}},
       {"algorithm", algorithm},
-      {"eval", {{"every", 1}}}};
+      // These runs test the non-finite checks: the blow-up rule, which would stop them first, is off.
+      {"eval", {{"every", 1}, {"blow_up", {{"loss_factor", 0}}}}}};
 }
 
 std::string write_scenario(const json& scenario, const fs::path& file) {
@@ -101,6 +102,36 @@ TEST_CASE("a diverging run stops at the first non-finite value, exits 3 and keep
     CHECK(traces[0] == traces[1]);
     CHECK(without_wall_clock(summaries[0]) == without_wall_clock(summaries[1]));
   }
+}
+
+TEST_CASE("a run whose loss blows up while finite stops as diverged, by the documented rule") {
+  json scenario = linear_scenario({{"kind", "dpsgd"}, {"steps", 400}, {"lr", 3}});
+  scenario["eval"]["blow_up"] = {{"loss_factor", 10}, {"evaluations", 3}};
+  const fs::path folder = temporary_folder("blow-up");
+  const std::string file = write_scenario(scenario, folder / "scenario.json");
+  const CommandResult result =
+      run_command(std::string(SGDSIM_BINARY) + " run -q " + file + " -o " + (folder / "out").string());
+  INFO(result.output);
+  REQUIRE(result.exit_code == 3);
+  CHECK(result.output.find("training loss blew up") != std::string::npos);
+  const json summary = json::parse(read_text(folder / "out" / "summary.json"));
+  CHECK(summary["status"] == "diverged");
+  CHECK(summary["divergence"]["reason"] == "blow_up");
+  CHECK(summary["divergence"]["quantity"] == "training loss");
+  const Trace trace = parse_trace(read_text(folder / "out" / "trace.csv"));
+  REQUIRE(trace.rows.size() >= 3);
+  // The rows written: finite, the last two already above the limit (the third one stopped the run).
+  const double initial = trace.number(0, "train_loss");
+  const std::size_t last = trace.rows.size() - 1;
+  CHECK(trace.number(last, "train_loss") > 10 * initial);
+  CHECK(trace.number(last - 1, "train_loss") > 10 * initial);
+  CHECK(trace.number(last - 2, "train_loss") <= 10 * initial);
+  CHECK(summary["divergence"]["step"].get<double>() == trace.number(last, "step") + 1);
+  // Switched off, the same run goes on until a value is no longer finite.
+  scenario["eval"]["blow_up"]["loss_factor"] = 0;
+  const Run off = run_scenario(scenario, "blow-up-off");
+  CHECK(off.exit_code == 3);
+  CHECK(off.output.find(" is not finite") != std::string::npos);
 }
 
 TEST_CASE("a completed run says so in summary.json") {
