@@ -697,11 +697,9 @@ TEST_CASE("the schema's unit patterns accept exactly the unit strings the loader
 TEST_CASE("malformed scenarios that need no data or graph are rejected by the schema too") {
   // These are wrong only given the data, the graph or the files they name: beyond what a schema can see.
   const std::set<std::string> beyond_the_schema = {
-      "missing_dataset_file.json",       "missing_edge_file.json",
-      "missing_fashion_mnist_dir.json",  "more_nodes_than_samples.json",
-      "random_regular_odd.json",         "server_out_of_range.json",
-      "topk_k_exceeds_dimension.json",   "train_subset_too_large.json",
-      "mtu_not_above_header.json",
+      "missing_dataset_file.json",       "missing_edge_file.json",           "missing_fashion_mnist_dir.json",
+      "more_nodes_than_samples.json",    "random_regular_odd.json",          "server_out_of_range.json",
+      "topk_k_exceeds_dimension.json",   "train_subset_too_large.json",      "mtu_not_above_header.json",
       "ring_allreduce_compressed.json",  // mtu/header_bytes and compressor/collective: relations of two keys
       "subnormal_latency_string.json",   // a string whose value, once parsed, is out of range
       "variance_draws_gossip.json",      "variance_draws_stateful.json",  // eval against algorithm keys

@@ -165,7 +165,8 @@ TEST_CASE("a profile whose value stops changing ends instead of searching for a 
   CHECK(!cancelling.next());
   // Repeated values inside a profile that does change are skipped, the changes kept.
   const auto changes = sim::profile_until({steps({{0, 1}, {1, 0.5}, {2, 0.5}, {3, 1}}, 4)}, 9);
-  CHECK(changes == std::vector<std::pair<double, double>>{{0, 1}, {1, 0.5}, {3, 1}, {5, 0.5}, {7, 1}, {9, 0.5}});
+  CHECK(changes ==
+        std::vector<std::pair<double, double>>{{0, 1}, {1, 0.5}, {3, 1}, {5, 0.5}, {7, 1}, {9, 0.5}});
   CHECK(sim::profile_until({steps({{0, 0.5}, {1, 0.5}}, 2), random}, 1e9) ==
         std::vector<std::pair<double, double>>{{0, 0.5}});
 }
