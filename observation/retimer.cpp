@@ -41,14 +41,8 @@ void Retimer::replay(std::size_t node, protocols::Port& port) {
         break;
       case Operation::observe: {
         protocols::NodeStats stats;
-        stats.time = port.now();
-        const protocols::Counters& counters = port.counters();
-        stats.payload_bytes = counters.payload_bytes;
-        stats.wire_bytes = counters.wire_bytes;
-        stats.messages = counters.messages;
-        stats.work_s = counters.work_s;
-        stats.lost = counters.lost;
-        stats.timed_out = counters.timed_out;
+        const double time = port.now();  // first: it completes the work charged so far
+        protocols::take_counters(stats, time, port.counters());
         stats.triggers = op.learning.triggers;
         stats.compression_error = op.learning.compression_error;
         stats.compressions = op.learning.compressions;

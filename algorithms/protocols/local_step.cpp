@@ -190,14 +190,8 @@ void observe(const Environment& environment, std::int64_t step, std::size_t node
   if (environment.probe && environment.states && environment.probe->wants(step))
     environment.probe->observe_state(step, node, (*environment.states)[node]);
   if (!environment.probe || !environment.probe->wants(step)) return;
-  stats.time = port.now();  // first: it completes the work charged so far
-  const protocols::Counters& counters = port.counters();
-  stats.payload_bytes = counters.payload_bytes;
-  stats.wire_bytes = counters.wire_bytes;
-  stats.messages = counters.messages;
-  stats.work_s = counters.work_s;
-  stats.lost = counters.lost;
-  stats.timed_out = counters.timed_out;
+  const double time = port.now();  // first: it completes the work charged so far
+  take_counters(stats, time, port.counters());
   environment.probe->observe(step, node, x, stats);
 }
 }  // namespace sgdsim::protocols

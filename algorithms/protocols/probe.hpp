@@ -24,6 +24,18 @@ struct NodeStats {
   std::uint64_t timed_out = 0;              // receives that gave up (failures)
 };
 
+// A node's figures at simulated time `time` from its port's counters (the trigger and compression-error
+// fields are the protocol's own and stay as they are). Live runs and re-timed runs fill them the same way.
+inline void take_counters(NodeStats& stats, double time, const Counters& counters) {
+  stats.time = time;
+  stats.payload_bytes = counters.payload_bytes;
+  stats.wire_bytes = counters.wire_bytes;
+  stats.messages = counters.messages;
+  stats.work_s = counters.work_s;
+  stats.lost = counters.lost;
+  stats.timed_out = counters.timed_out;
+}
+
 class Probe {
  public:
   virtual ~Probe() = default;
