@@ -133,7 +133,8 @@ void retime_to_directory(const std::string& run_directory, const std::vector<std
                   .diverged = nullptr,
                   .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                   .optimum_s = 0,
-                  .clock = nullptr};
+                  .clock = nullptr,
+                  .warnings = scenario.warnings()};
     summary = scenarios::summary(run, {retimer.last(), retimer.node_stats(), end, &recording.links});
   }
   {

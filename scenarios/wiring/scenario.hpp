@@ -76,6 +76,8 @@ class Scenario {
   void skip_test_evaluation() { problem_.test = learning::Dataset{}; }
   // The estimated peak memory (bytes) and its parts, as checked against memory_limit() during validation.
   const std::vector<std::pair<std::string, double>>& memory_estimate() const { return memory_; }
+  // Settings that run but depart from a paper (summary.json's `warnings`), as printed when read.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   void warn_about_settings(const std::string& origin);
