@@ -12,7 +12,7 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       schedule_(spec),
       local_(environment, schedule_.optimizer),
       encoders_(spec, environment.topology->nodes, local_.dimension(), environment.seed, environment.clock,
-                *environment.prices, model_layout(*environment.model)),
+                *environment.prices, model_layout(*environment.model), /*restores_average=*/true),
       nodes_(environment.topology->nodes) {
   refuse_momentum_twice(spec, encoders_, schedule_.optimizer.momentum);
   const std::size_t n = environment.topology->nodes;
@@ -34,6 +34,12 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(), environment.prices.get(),
                    environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
   majority_vote_ = spec.string("aggregate") == "majority_vote";
+  if (encoders_.restores() && (majority_vote_ || environment.lossy))
+    spec.fail("memory", majority_vote_
+                            ? "EF21's estimate sums the messages; a majority vote counts signs: use "
+                              "aggregate \"mean\""
+                            : "EF21's estimate g = mean gᵢ holds only if every message arrives; it "
+                              "cannot run with network.receive_timeout > 0");
   vote_ = {environment.prices->floats(Work::mixing),
            2.0 * static_cast<double>(d)};  // reads and writes the mean
   const keys::Kind* kind = compression::compressors().find(encoders_.kind());
@@ -62,6 +68,10 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
     // `own`.
     port.charge(collective_->sends_message() ? encoders_.encode_charge() : encoders_.memory_charge());
     collective_->average(i, node.bytes, node.own, encoders_.stream(i), node.average, port);
+    if (encoders_.restores()) {
+      encoders_.restore(i, node.average);
+      port.charge(encoders_.restore_charge());
+    }
     if (majority_vote_) {
       // sign(sum of the votes): the mean has the sum's sign (a tie gives 0: no step on that coordinate).
       for (float& v : node.average) v = v > 0.0f ? 1.0f : v < 0.0f ? -1.0f : 0.0f;

@@ -40,14 +40,25 @@ std::vector<keys::Key> Encoders::keys(const std::string& compressor_help,
 }
 
 Encoders::Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
-                   PriceTable& prices, const compression::Layout& layout)
+                   PriceTable& prices, const compression::Layout& layout, bool restores_average)
     : nodes_(nodes), clock_(clock) {
   MessageCompressor made = make_message_compressor(spec, "compressor", dimension, prices, layout);
   compressor_ = std::move(made.compressor);
   kind_ = made.kind;
   Spec memory = spec.variant("memory");
+  restores_ = memory.kind()->has("estimates_average");
+  if (!restores_average && restores_) {
+    std::string takers;
+    for (const std::string& name : memories().kind_names("estimates_average"))
+      takers += (takers.empty() ? "\"" : ", \"") + name + "\"";
+    spec.fail("memory", "\"" + memory.kind_name() +
+                            "\" steps with an estimate of the averaged gradient, which only data_parallel "
+                            "keeps; this protocol takes the other memories (not " +
+                            takers + ")");
+  }
   memory_ = make_memory(memory, nodes, dimension);
   encode_ = {made.encode, {prices.floats(Work::encode), memory_->floats_touched(dimension)}};
+  restore_ = {prices.floats(Work::mixing), memory_->restore_floats(dimension)};
   decode_ = made.decode;
   for (std::size_t i = 0; i < nodes; ++i) {
     nodes_[i].rng = Rng::stream(seed, i, Purpose::compression);

@@ -58,9 +58,10 @@ class Encoders {
                                      std::optional<nlohmann::json> default_compressor = std::nullopt);
 
   // Reads those keys from the protocol's Spec. `layout`: the tensors of the vectors (model_layout(); by
-  // default none, each vector one tensor).
+  // default none, each vector one tensor). `restores_average`: the protocol calls restore() on the average it
+  // steps with, so it takes memories with the capability `estimates_average` (others refuse them).
   Encoders(Spec& spec, std::size_t nodes, std::size_t dimension, std::uint64_t seed, WallClock* clock,
-           PriceTable& prices, const compression::Layout& layout = {});
+           PriceTable& prices, const compression::Layout& layout = {}, bool restores_average = false);
 
   // Node i encodes `vector` (plus what its memory carries) into `bytes` (replaced) and decodes them into
   // `own` exactly as every receiver will; its memory learns what was sent and `stats` gains the relative
@@ -69,6 +70,12 @@ class Encoders {
   // the message is decoded once either way.
   bool encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
               NodeStats& stats, SparseVector* sparse = nullptr);
+  // Turns the average of the decoded vectors into what node i steps with (the memory's restore(): EF21's g);
+  // charge restore_charge() with it.
+  void restore(std::size_t i, std::span<float> average) { memory_->restore(i, average); }
+  // Whether the memory has the capability `estimates_average` (restore() changes the average).
+  bool restores() const { return restores_; }
+  const Charge& restore_charge() const { return restore_; }
   // Decodes a received message into `out` (length d).
   void decode(std::span<const std::uint8_t> bytes, std::span<float> out) const;
   // The same message in sparse form when the compressor has one (Compressor::decode_sparse); else false.
@@ -100,7 +107,8 @@ class Encoders {
   std::vector<Node> nodes_;
   WallClock* clock_;
   std::array<Charge, 2> encode_;
-  Charge decode_;
+  Charge decode_, restore_;
+  bool restores_ = false;
 };
 
 // A memory that applies momentum itself (DGC's momentum correction) beside the optimizer's momentum would

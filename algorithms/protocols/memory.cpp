@@ -50,9 +50,13 @@ const bool registered =
 }  // namespace
 
 keys::Registry<MemoryFactory>& memories() {
-  static keys::Registry<MemoryFactory> family("memory", "kind",
-                                              "What a node carries from one compressed message to the next.",
-                                              {}, keys::Shorthand{keys::Type::string, "", ""});
+  static keys::Registry<MemoryFactory> family(
+      "memory", "kind", "What a node carries from one compressed message to the next.", {},
+      keys::Shorthand{keys::Type::string, "", ""}, {},
+      {{"estimates_average",
+        "Steps with an estimate it keeps of the averaged vector, not "
+        "with the average of the messages (EF21): only protocols that "
+        "hand it that average take it (data_parallel)."}});
   return family;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // A node's compression memory (GRACE's "memory"): what the node adds to a vector before compressing it and
-// keeps of the compression error afterwards. Kinds of the "memory" family: none, error_feedback.
+// keeps of the compression error afterwards. Kinds of the "memory" family: none, error_feedback, dgc, ef21.
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -25,6 +25,12 @@ class Memory {
   virtual double floats_touched(std::size_t /*dimension*/) const { return 0; }
   // The momentum the memory applies itself (DGC's momentum correction); 0 for memories without one.
   virtual double momentum() const { return 0; }
+  // Turns the average of the decoded vectors (the same on every node) into what node `node` steps with. Only
+  // kinds with the capability `estimates_average` change it (EF21 adds it to its running estimate g); the
+  // protocols that take such kinds call this.
+  virtual void restore(std::size_t /*node*/, std::span<float> /*average*/) {}
+  // Float32 values read and written by restore() per d-vector.
+  virtual double restore_floats(std::size_t /*dimension*/) const { return 0; }
 };
 
 using MemoryFactory = std::function<std::unique_ptr<Memory>(Spec&, std::size_t nodes, std::size_t dimension)>;
