@@ -31,6 +31,10 @@ const std::map<std::string, json>& algorithms() {
         {"trigger", {{"schedule", "constant"}, {"c0", 0.001}}},
         {"compressor", {{"kind", "topk"}, {"fraction", 0.1}}}}},
       {"adpsgd", {{"kind", "adpsgd"}}},
+      {"dsgt", {{"kind", "dsgt"}}},
+      {"diloco", {{"kind", "diloco"}, {"local_steps", 3}, {"compressor", {{"kind", "qsgd"}, {"levels", 4}}}}},
+      {"beer",
+       {{"kind", "beer"}, {"consensus_step", 0.3}, {"compressor", {{"kind", "topk"}, {"fraction", 0.1}}}}},
       {"data_parallel", {{"kind", "data_parallel"}, {"compressor", {{"kind", "qsgd"}, {"levels", 4}}}}},
   };
   return table;

@@ -1,0 +1,145 @@
+// DiLoCo and local SGD against hand recursions, with one sample per node so that every inner gradient is a
+// function of the node's model alone: the reduction to data-parallel SGD, the outer Nesterov step, local
+// SGD's averaging, and the bytes of a round.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "scenarios/wiring/scenario.hpp"
+#include "tests/protocols/cooperative_network.hpp"
+
+using namespace sgdsim;
+using nlohmann::json;
+
+namespace {
+
+class Recorder : public protocols::Probe {
+ public:
+  bool wants(std::int64_t) const override { return true; }
+  void observe(std::int64_t step, std::size_t node, std::span<const float> model,
+               const protocols::NodeStats&) override {
+    models[{step, node}].assign(model.begin(), model.end());
+  }
+  std::map<std::pair<std::int64_t, std::size_t>, std::vector<float>> models;
+};
+
+constexpr std::size_t nodes = 4;
+
+json scenario(const json& algorithm) {
+  return {{"seed", 5},
+          {"network", {{"topology", {{"kind", "ring"}, {"nodes", nodes}}}}},
+          {"data",
+           {{"dataset", "synthetic"},
+            {"kind", "linear"},
+            {"samples", nodes},
+            {"features", 5},
+            {"noise", 0.5},
+            {"partition", "label_sorted"},
+            {"batch_size", 1}}},
+          {"model", {{"kind", "linear"}, {"l2", 0.01}}},
+          {"algorithm", algorithm},
+          {"eval", {{"every", 1}}}};
+}
+
+struct RecordedRun {
+  explicit RecordedRun(const json& algorithm) : run(scenario(algorithm), "test", "."), network(nodes) {
+    run.environment().probe = &recorder;
+    network.run(run.protocol());
+  }
+  scenarios::Scenario run;
+  Recorder recorder;
+  testing::CooperativeNetwork network;
+};
+
+json diloco(int local_steps, double outer_lr, double outer_momentum, bool nesterov, int steps) {
+  return {{"kind", "diloco"},           {"steps", steps},       {"lr", 0.1},
+          {"local_steps", local_steps}, {"outer_lr", outer_lr}, {"outer_momentum", outer_momentum},
+          {"nesterov", nesterov}};
+}
+
+// DiLoCo by hand, in float as the protocol computes: θ after every step's round end (the models every node
+// holds then), inner SGD x ← x − η∇Fᵢ(x) from θ.
+std::map<std::int64_t, std::vector<float>> by_hand(const scenarios::Scenario& s, int local_steps,
+                                                   float outer_lr, float mu, bool nesterov, int steps,
+                                                   const std::vector<float>& initial) {
+  const std::size_t d = s.dimension();
+  std::vector<float> theta = initial, momentum(d, 0.0f), gradient(d);
+  std::vector<std::vector<float>> x(nodes, theta);
+  std::map<std::int64_t, std::vector<float>> rounds;
+  for (int t = 0; t < steps; ++t) {
+    for (std::size_t i = 0; i < nodes; ++i) {
+      const std::vector<std::size_t> batch{s.shards()[i][0]};
+      s.model().loss_and_gradient(x[i], s.problem().train, batch, gradient);
+      for (std::size_t c = 0; c < d; ++c) x[i][c] -= 0.1f * gradient[c];
+    }
+    if ((t + 1) % local_steps != 0 && t + 1 != steps) continue;
+    for (std::size_t c = 0; c < d; ++c) {
+      float delta = 0;
+      for (std::size_t i = 0; i < nodes; ++i) delta += (theta[c] - x[i][c]) / static_cast<float>(nodes);
+      float step = delta;
+      if (mu > 0) {
+        momentum[c] = mu * momentum[c] + delta;
+        step = nesterov ? delta + mu * momentum[c] : momentum[c];
+      }
+      theta[c] -= outer_lr * step;
+    }
+    for (auto& xi : x) xi = theta;
+    rounds[t + 1] = theta;
+  }
+  return rounds;
+}
+
+double distance(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (std::size_t c = 0; c < a.size(); ++c)
+    worst = std::max(worst, static_cast<double>(std::abs(a[c] - b[c])));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("diloco with one inner step, outer rate 1 and no momentum is data-parallel SGD") {
+  RecordedRun outer(diloco(1, 1.0, 0.0, true, 30));
+  RecordedRun plain({{"kind", "data_parallel"}, {"steps", 30}, {"lr", 0.1}});
+  // θ − (θ − ηgᵢ) is ηgᵢ up to a rounding of θ: equal to float precision, not bit for bit.
+  double worst = 0;
+  for (const auto& [at, x] : plain.recorder.models)
+    worst = std::max(worst, distance(outer.recorder.models.at(at), x));
+  CHECK(worst < 1e-6);
+}
+
+TEST_CASE("local sgd is diloco with outer rate 1 and no momentum: every round ends at the mean model") {
+  RecordedRun recorded(diloco(4, 1.0, 0.0, true, 22));
+  const auto rounds = by_hand(recorded.run, 4, 1.0f, 0.0f, true, 22, recorded.recorder.models.at({0, 0}));
+  CHECK(rounds.size() == 6);  // rounds end at steps 4, 8, 12, 16, 20 and the last, 22
+  for (const auto& [t, theta] : rounds)
+    for (std::size_t i = 0; i < nodes; ++i)
+      CHECK(distance(recorded.recorder.models.at({t, i}), theta) < 1e-6);
+  // Between rounds the workers drift apart on their own shards.
+  CHECK(distance(recorded.recorder.models.at({3, 0}), recorded.recorder.models.at({3, 3})) > 1e-3);
+}
+
+TEST_CASE("the outer nesterov step follows the hand computation, and heavy ball does not") {
+  RecordedRun recorded(diloco(3, 0.7, 0.9, true, 24));
+  const std::vector<float>& initial = recorded.recorder.models.at({0, 0});
+  const auto nesterov = by_hand(recorded.run, 3, 0.7f, 0.9f, true, 24, initial);
+  const auto heavy = by_hand(recorded.run, 3, 0.7f, 0.9f, false, 24, initial);
+  double gap = 0;
+  for (const auto& [t, theta] : nesterov) {
+    for (std::size_t i = 0; i < nodes; ++i)
+      CHECK(distance(recorded.recorder.models.at({t, i}), theta) < 1e-5);
+    gap = std::max(gap, distance(recorded.recorder.models.at({t, 0}), heavy.at(t)));
+  }
+  CHECK(gap > 1e-3);
+}
+
+TEST_CASE("a diloco round sends each worker's pseudo-gradient once: (n − 1) fp32 messages with allgather") {
+  RecordedRun recorded(diloco(3, 0.7, 0.9, true, 10));
+  const std::size_t d = recorded.run.dimension();
+  // Rounds end at steps 3, 6, 9 and 10.
+  for (std::size_t i = 0; i < nodes; ++i) {
+    CHECK(recorded.network.counters(i).messages == 4 * (nodes - 1));
+    CHECK(recorded.network.counters(i).payload_bytes == 4 * (nodes - 1) * 4 * d);
+  }
+}
