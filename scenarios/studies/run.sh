@@ -3,6 +3,7 @@
 #
 #   scenarios/studies/run.sh STUDY OUTDIR [JOBS]      JOBS: default 2
 #   STUDY: nuqsgd | sparq | bandwidth | dynamics | all          the second edition (docs/results.md)
+#          baselines                                            issue 32's methods beside their nearest ones
 #          first-nuqsgd | first-sparq                           the first edition (its appendix)
 #
 # Sweeps go to OUTDIR/<sweep name>/ (resumable: rerun the same command after an interruption), figures to
@@ -192,16 +193,26 @@ run_dynamics() {
   table "$tables/dynamics-final.md" "$d" --column loss --column time --column bits --column messages_lost
 }
 
+run_baselines() {
+  local d=$out/baselines-baselines
+  sweep baselines "$here/baselines/baselines.sweep.json"
+  plot "$figs/baselines-loss-time.png" "$d" --group algorithm --x time --y loss \
+    --title "16-node ring, label-skewed shards: training loss vs simulated time"
+  targets "$tables/baselines-targets.md" "$d" --group algorithm --target 0.7 --target 0.6
+  table "$tables/baselines-final.md" "$d" --group algorithm --column loss --column accuracy --column bits --column time
+}
+
 start=$SECONDS
 case $study in
   nuqsgd) run_nuqsgd ;;
   sparq) run_sparq ;;
   bandwidth) run_bandwidth ;;
   dynamics) run_dynamics ;;
+  baselines) run_baselines ;;
   all) run_nuqsgd; run_sparq; run_bandwidth; run_dynamics ;;
   first-nuqsgd) run_first_nuqsgd ;;
   first-sparq) run_first_sparq ;;
-  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, dynamics, all, first-nuqsgd, first-sparq)" >&2
+  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, dynamics, baselines, all, first-nuqsgd, first-sparq)" >&2
      exit 2 ;;
 esac
 echo "run.sh: $study done in $((SECONDS - start)) s; figures in $figs, tables in $tables" >&2
