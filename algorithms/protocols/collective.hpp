@@ -14,6 +14,7 @@
 #include "algorithms/protocols/prices.hpp"
 #include "common/keys.hpp"
 #include "common/wall_clock.hpp"
+#include "topologies/topology.hpp"
 
 namespace sgdsim {
 class Spec;
@@ -30,6 +31,7 @@ struct CollectiveSetup {
   WallClock* clock = nullptr;                           // may be null
   std::string compressor_where;  // where the workers' compressor is set ("file: $.algorithm.compressor")
   compression::Layout layout;    // the tensors of the averaged vectors (for a re-encoding compressor)
+  const topology::Topology* network = nullptr;  // the physical network, along which rings are laid
 };
 
 // The prices of what the all-reduce collectives do with their chunks of floats: encoding and decoding a

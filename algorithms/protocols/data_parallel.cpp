@@ -30,9 +30,10 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
               "\"" + collective.kind_name() +
                   "\" adds partial sums hop by hop and cannot lose a message; with failures use "
                   "\"allgather\" or \"parameter_server\"");
-  collective_ = make_collective(
-      collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(), environment.prices.get(),
-                   environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
+  collective_ =
+      make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(),
+                                   environment.prices.get(), environment.clock, spec.where("compressor"),
+                                   encoders_.compressor().layout(), environment.topology});
   majority_vote_ = spec.string("aggregate") == "majority_vote";
   if (encoders_.restores() && (majority_vote_ || environment.lossy))
     spec.fail("memory", majority_vote_

@@ -176,6 +176,52 @@ TEST_CASE("a ring all-reduce step on a ring with an infinitely fast host takes 2
   CHECK(run.trace.number(10, "consensus_distance") == 0);  // replicas identical
 }
 
+TEST_CASE("a ring all-reduce on a 4x4 torus follows an embedded cycle: each step as on a 16-node ring") {
+  const std::size_t n = 16;
+  json scenario = communication_only(logistic_ring(n, 6));
+  scenario["data"]["features"] = 31;  // d = 32: equal chunks
+  scenario["compute"]["host_speed"] = "1e30f";
+  scenario["network"]["link"] = {{"bandwidth", "80Mbps"}, {"latency", "250us"}};
+  scenario["eval"]["every"] = 1;
+  scenario["algorithm"] = {
+      {"kind", "data_parallel"}, {"steps", 6}, {"lr", 0.2}, {"collective", "ring_allreduce"}};
+  const Run ring = run_scenario(scenario, "ring16-allreduce");
+  scenario["network"]["topology"] = {{"kind", "torus"}, {"dims", {4, 4}}};
+  const Run torus = run_scenario(scenario, "torus4x4-allreduce-embedded");
+  scenario["algorithm"]["collective"] = {{"kind", "ring_allreduce"}, {"ring", "ids"}};
+  const Run ids = run_scenario(scenario, "torus4x4-allreduce-ids");
+  REQUIRE(ring.exit_code == 0);
+  REQUIRE(torus.exit_code == 0);
+  REQUIRE(ids.exit_code == 0);
+  const auto d = ring.summary.at("dimension").get<std::size_t>();
+  REQUIRE(d % n == 0);
+  const double step = 2.0 * (n - 1) * (250e-6 + 4.0 * static_cast<double>(d / n) / (80e6 / 8.0));
+  for (std::size_t r = 0; r < ring.trace.rows.size(); ++r) {
+    const double expected = ring.trace.number(r, "step") * step;
+    CHECK(ring.trace.number(r, "sim_time_s") == Approx(expected).epsilon(1e-9).margin(1e-15));
+    CHECK(torus.trace.number(r, "sim_time_s") == Approx(expected).epsilon(1e-9).margin(1e-15));
+  }
+  // In id order the messages across row ends (3 → 4, ..., 15 → 0) take two hops on the torus, which delays
+  // the ring (these chunks are 8 bytes: latency dominates; measured 1.26 times slower).
+  CHECK(ids.trace.number(6, "sim_time_s") > 1.2 * torus.trace.number(6, "sim_time_s"));
+  CHECK(torus.trace.number(6, "consensus_distance") == 0);
+  const json resolved = json::parse(read_text(torus.directory / "resolved.json"));
+  CHECK(resolved["algorithm"]["collective"]["ring"] == "embedded");
+  const json resolved_ids = json::parse(read_text(ids.directory / "resolved.json"));
+  CHECK(resolved_ids["algorithm"]["collective"]["ring"] == "ids");
+  // A star has no cycle through every node: the default is the ids, and asking for a cycle is an error.
+  scenario["network"]["topology"] = {{"kind", "star"}, {"nodes", 5}};
+  scenario["algorithm"]["collective"] = "ring_allreduce";
+  const Run star = run_scenario(scenario, "star-allreduce");
+  REQUIRE(star.exit_code == 0);
+  CHECK(json::parse(read_text(star.directory / "resolved.json"))["algorithm"]["collective"]["ring"] == "ids");
+  scenario["algorithm"]["collective"] = {{"kind", "ring_allreduce"}, {"ring", "embedded"}};
+  const Run refused = run_scenario(scenario, "star-allreduce-embedded");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("$.algorithm.collective.ring") != std::string::npos);
+  CHECK(refused.output.find("star") != std::string::npos);
+}
+
 TEST_CASE(
     "powersgd with error feedback trains an MLP data-parallel with messages of (rows + cols)·r float32") {
   const std::size_t n = 4;
