@@ -53,11 +53,7 @@ struct ScheduledOperation {
 
 // A price the recorded run's table had: what it charged for (its rate is looked up again under the new
 // settings).
-struct ScheduledPrice {
-  protocols::Work work = protocols::Work::gradient;
-  protocols::Unit unit = protocols::Unit::passes;
-  std::string subject;  // JSON text
-};
+using ScheduledPrice = protocols::PriceKey;
 
 // One node's operations, appended as they happen, in the file's encoding.
 class OperationLog {

@@ -108,6 +108,19 @@ double PriceTable::seconds(const Charge& charge, double host_speed) const {
   return 0;
 }
 
+std::string PriceTable::mismatch(std::span<const PriceKey> keys) const {
+  if (prices_.size() != keys.size())
+    return "the recorded run had " + std::to_string(keys.size()) + " prices, these settings have " +
+           std::to_string(prices_.size());
+  for (std::size_t i = 0; i < prices_.size(); ++i) {
+    const std::string subject = prices_[i].subject.dump();
+    if (keys[i].work != prices_[i].work || keys[i].unit != prices_[i].unit || keys[i].subject != subject)
+      return "price " + std::to_string(i) + " (" + keys[i].subject + ") is not this scenario's (" + subject +
+             ")";
+  }
+  return "";
+}
+
 nlohmann::json PriceTable::to_json() const {
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t id = 0; id < prices_.size(); ++id) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,13 @@ struct Price {
   std::string source;  // where the rate came from: the profile, a scenario override, the model's flop count
 };
 
+// What a price is for, without its rate: what a recorded schedule keeps of its run's table.
+struct PriceKey {
+  Work work = Work::gradient;
+  Unit unit = Unit::passes;
+  std::string subject;  // JSON text
+};
+
 std::string_view unit_name(Unit unit);
 std::string_view basis_name(Basis basis);
 
@@ -80,6 +88,9 @@ class PriceTable {
   Work work(PriceId price) const { return prices_.at(price).work; }
   bool charges(Work work) const { return costs_.charges(work); }
   const std::vector<Price>& prices() const { return prices_; }
+  // Why this table does not price the same work as `keys`, entry by entry (a price id is its position, so a
+  // recorded charge means the same work only then); empty when it does.
+  std::string mismatch(std::span<const PriceKey> keys) const;
   // The entries, in id order, as JSON: [{"id", "work", "unit", "subject", "basis", "rate", "source"}, ...].
   nlohmann::json to_json() const;
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include "common/error.hpp"
 #include "observation/schedule.hpp"
@@ -210,6 +211,12 @@ void OutputFolder::publish() {
   fs::rename(temporary_, target_);
   published_ = true;
   fs::remove_all(old, error);
+}
+
+void write_run_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 }  // namespace sgdsim::scenarios

@@ -44,6 +44,9 @@ class OutputFolder {
   bool published_ = false;
 };
 
+// Writes one file of a run's temporary output folder (binary, whole); a failed write is an error.
+void write_run_file(const std::filesystem::path& path, const std::string& text);
+
 // Everything `sgdsim run` and `sgdsim retime` write into an output folder.
 const std::vector<std::string>& run_output_files();
 

@@ -19,38 +19,6 @@ namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-// The new settings' price table must describe the same work as the recorded one, entry by entry: the ids in
-// the schedule are its ids.
-void require_same_prices(const observation::Schedule& schedule, const protocols::PriceTable& table,
-                         const std::string& origin) {
-  const auto& prices = table.prices();
-  const auto mismatch = [&](const std::string& what) {
-    throw InputError(origin + ": " + what +
-                     ": the schedule was recorded with other learning settings or by another sgdsim; record "
-                     "the run again");
-  };
-  if (prices.size() != schedule.prices.size())
-    mismatch("the recorded run had " + std::to_string(schedule.prices.size()) +
-             " prices, these settings have " + std::to_string(prices.size()));
-  for (std::size_t i = 0; i < prices.size(); ++i) {
-    const observation::ScheduledPrice& recorded = schedule.prices[i];
-    if (recorded.work != prices[i].work || recorded.unit != prices[i].unit ||
-        recorded.subject != prices[i].subject.dump())
-      mismatch("price " + std::to_string(i) + " (" + recorded.subject + ") is not this scenario's (" +
-               prices[i].subject.dump() + ")");
-  }
-}
-
-}  // namespace
-
-namespace {
 std::string schedule_path(const std::string& run_directory) {
   const std::string origin = (fs::path(run_directory) / observation::schedule_file_name).string();
   if (!fs::exists(origin))
@@ -77,11 +45,7 @@ std::string describe_schedule(const std::string& run_directory) {
 void retime_to_directory(const std::string& run_directory, const std::vector<std::string>& overrides,
                          const std::string& directory, bool force) {
   OutputFolder::check(directory, force);
-  const std::string origin = (fs::path(run_directory) / observation::schedule_file_name).string();
-  if (!fs::exists(origin))
-    throw InputError(origin +
-                     ": no schedule: record the run with `sgdsim run --record` (sweeps record the runs "
-                     "they re-time from)");
+  const std::string origin = schedule_path(run_directory);
   const observation::Schedule schedule = observation::read_schedule(origin);
   nlohmann::json document;
   try {
@@ -107,11 +71,15 @@ void retime_to_directory(const std::string& run_directory, const std::vector<std
   if (scenario.topology().nodes != schedule.nodes.size())
     throw InputError(origin + ": the schedule has " + std::to_string(schedule.nodes.size()) +
                      " nodes, the scenario " + std::to_string(scenario.topology().nodes));
-  require_same_prices(schedule, *scenario.network().prices, origin);
+  // The ids in the schedule are the recorded table's: the new settings' table must describe the same work.
+  if (const std::string why = scenario.network().prices->mismatch(schedule.prices); !why.empty())
+    throw InputError(origin + ": " + why +
+                     ": the schedule was recorded with other learning settings or by another sgdsim; record "
+                     "the run again");
 
   OutputFolder output(directory, force);
   const fs::path& temporary = output.temporary();
-  write_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
+  write_run_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
   const auto start = std::chrono::steady_clock::now();
   sim::Recording recording;
   nlohmann::json summary;
@@ -140,12 +108,12 @@ void retime_to_directory(const std::string& run_directory, const std::vector<std
   {
     std::ostringstream links;
     observation::write_links(links, recording.links);
-    write_file(temporary / "links.csv", links.str());
+    write_run_file(temporary / "links.csv", links.str());
   }
   // Where it came from (a sweep's index.csv reads it): the recorded run and the settings changed.
   const nlohmann::json provenance = {{"source", run_directory}, {"set", overrides}};
-  write_file(temporary / "retimed.json", provenance.dump(2) + "\n");
-  write_file(temporary / "summary.json", summary.dump(2) + "\n");
+  write_run_file(temporary / "retimed.json", provenance.dump(2) + "\n");
+  write_run_file(temporary / "summary.json", summary.dump(2) + "\n");
   output.publish();
 }
 

@@ -24,7 +24,7 @@ const std::vector<observation::Field<RunRecord>>& run_fields() {
       {"algorithm", "", "algorithm.kind.", When::always, [](Run r) -> json { return r.algorithm; }},
       {"warnings", "",
        "Settings that run but depart from a paper (e.g. PowerSGD without error feedback), as printed on "
-       "stderr; empty when none.",
+       "stderr after the scenario file's name; empty when none.",
        When::always, [](Run r) -> json { return r.warnings; }},
       {"nodes", "nodes", "Nodes of the topology.", When::always, [](Run r) -> json { return r.nodes; }},
       {"edges", "edges", "Edges of the topology.", When::always, [](Run r) -> json { return r.edges; }},

@@ -139,7 +139,8 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
   warn_about_settings(origin);
 }
 
-// Settings that run but depart from a paper: a warning on stderr now and in summary.json's `warnings`.
+// Settings that run but depart from a paper: a warning on stderr now, naming the file, and in summary.json's
+// `warnings` without it (the text depends on the settings only, so a re-timed run's is the live run's).
 void Scenario::warn_about_settings(const std::string& origin) {
   const nlohmann::json& algorithm = resolved_["algorithm"];
   if (algorithm.contains("compressor") && algorithm["compressor"].is_object()) {
@@ -148,11 +149,12 @@ void Scenario::warn_about_settings(const std::string& origin) {
     const bool feedback = algorithm.contains("memory") && algorithm["memory"].is_object() &&
                           algorithm["memory"].value("kind", "") == "error_feedback";
     if (compressor && compressor->has("wants_error_feedback") && !feedback)
-      warnings_.push_back(origin + ": $.algorithm.memory: compressor \"" + kind +
+      warnings_.push_back("$.algorithm.memory: compressor \"" + kind +
                           "\" is biased and its paper runs it with error feedback; without memory "
                           "\"error_feedback\" this run departs from the paper");
   }
-  for (const std::string& warning : warnings_) std::fprintf(stderr, "sgdsim: warning: %s\n", warning.c_str());
+  for (const std::string& warning : warnings_)
+    std::fprintf(stderr, "sgdsim: warning: %s: %s\n", origin.c_str(), warning.c_str());
 }
 
 bool Scenario::time_dependent() const {
@@ -270,14 +272,6 @@ nlohmann::json load_document(const std::string& file, const std::vector<std::str
   return document;
 }
 
-namespace {
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-}  // namespace
-
 void run_to_directory(const std::string& file, const std::vector<std::string>& overrides,
                       const std::string& directory, bool force, bool progress, std::size_t threads,
                       const std::optional<TimelineRequest>& timeline, bool record) {
@@ -292,7 +286,7 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
 
   OutputFolder output(directory, force);
   const fs::path& temporary = output.temporary();
-  write_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
+  write_run_file(temporary / "resolved.json", scenario.resolved().dump(2) + "\n");
   nlohmann::json summary;
   sim::Recording recording;
   if (timeline) {
@@ -312,7 +306,7 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   {
     std::ostringstream links;
     observation::write_links(links, recording.links);
-    write_file(temporary / "links.csv", links.str());
+    write_run_file(temporary / "links.csv", links.str());
   }
   if (timeline) {
     std::ofstream out(temporary / "timeline.json", std::ios::binary);
@@ -324,9 +318,9 @@ void run_to_directory(const std::string& file, const std::vector<std::string>& o
   }
   if (scenario.schedule()) {
     const std::vector<std::uint8_t> bytes = observation::encode_schedule(*scenario.schedule());
-    write_file(temporary / observation::schedule_file_name, std::string(bytes.begin(), bytes.end()));
+    write_run_file(temporary / observation::schedule_file_name, std::string(bytes.begin(), bytes.end()));
   }
-  write_file(temporary / "summary.json", summary.dump(2) + "\n");
+  write_run_file(temporary / "summary.json", summary.dump(2) + "\n");
   output.publish();
   // A diverged run is a complete result (its trace up to the divergence); the caller exits with 3.
   if (scenario.diverged()) throw *scenario.diverged();

@@ -43,8 +43,9 @@ std::string joined(const std::vector<std::string>& sets) {
   return text;
 }
 
-// Records `scenario` live, re-times it with `sets`, runs it live with `sets`, and compares.
-void check_retime(const std::string& label, const json& scenario, const std::vector<std::string>& sets) {
+// Records `scenario` live, re-times it with `sets`, runs it live with `sets`, and compares. Returns the
+// re-timed summary.
+json check_retime(const std::string& label, const json& scenario, const std::vector<std::string>& sets) {
   const Run recorded = run_scenario(scenario, label + "-recorded", "--record");
   REQUIRE(recorded.exit_code == 0);
   REQUIRE(fs::exists(recorded.directory / "schedule.bin"));
@@ -63,6 +64,7 @@ void check_retime(const std::string& label, const json& scenario, const std::vec
   CHECK(read_text(retimed / "links.csv") == read_text(live.directory / "links.csv"));
   // The timing did change (else the test would prove nothing).
   CHECK(live.trace_text != recorded.trace_text);
+  return json::parse(read_text(retimed / "summary.json"));
 }
 
 }  // namespace
@@ -123,6 +125,21 @@ TEST_CASE("retime: data-parallel with every collective and majority vote") {
     check_retime("dp-" + std::to_string(k++), small({{"kind", "ring"}, {"nodes", 4}}, algorithm),
                  {"network.link.bandwidth=10Mbps", "network.model=tcp"});
   }
+}
+
+TEST_CASE("retime: the warnings of settings that depart from a paper are the live run's, byte for byte") {
+  // PowerSGD without error feedback warns (scenarios/wiring/scenario.cpp): the re-timed summary says the
+  // same.
+  const json summary = check_retime(
+      "powersgd-bare",
+      small({{"kind", "ring"}, {"nodes", 4}}, {{"kind", "data_parallel"},
+                                               {"steps", 6},
+                                               {"lr", 0.05},
+                                               {"compressor", {{"kind", "powersgd"}, {"rank", 1}}}}),
+      {"network.link.bandwidth=10Mbps"});
+  REQUIRE(summary["warnings"].size() == 1);
+  CHECK(summary["warnings"][0].get<std::string>().rfind("$.algorithm.memory: compressor \"powersgd\"", 0) ==
+        0);
 }
 
 TEST_CASE("retime: a random graph with link dynamics, background traffic, stragglers and speed spread") {
