@@ -37,6 +37,19 @@ constexpr bool address_sanitizer = __has_feature(address_sanitizer);
 constexpr bool address_sanitizer = false;
 #endif
 
+bool changes_link_values(const Dynamics& dynamics) {
+  for (const auto* profiles : {&dynamics.link_bandwidth, &dynamics.link_latency})
+    for (const auto& link : *profiles)
+      if (!link.empty()) return true;
+  return false;
+}
+
+bool has_latency_profiles(const Dynamics& dynamics) {
+  for (const auto& link : dynamics.link_latency)
+    if (!link.empty()) return true;
+  return false;
+}
+
 std::vector<std::string> engine_arguments(const NetworkOptions& options) {
   std::vector<std::string> args{"sgdsim"};
   // AddressSanitizer misreads the stack switches of SimGrid's fast context factories (exceptions thrown in an
@@ -57,7 +70,18 @@ std::vector<std::string> engine_arguments(const NetworkOptions& options) {
     args.emplace_back("--cfg=network/TCP-gamma:1e100");
   } else if (options.model != "tcp") {
     throw InputError("network model \"" + options.model + "\" is unknown (expected \"ideal\" or \"tcp\")");
+  } else if (changes_link_values(options.dynamics)) {
+    // The reverse cross-traffic puts every flow on both directions of its link too, and SimGrid 3.32 then
+    // applies a bandwidth or latency change of the two directions to it twice: the flow's latency or penalty
+    // goes negative (a deadlock, an abort). Such runs do without the acknowledgements' 5 % (docs/network.md).
+    args.emplace_back("--cfg=network/crosstraffic:0");
   }
+  // A latency change (and under tcp a bandwidth change, which moves the flows' penalties) gives a flow still
+  // in its latency its sharing penalty early; SimGrid's lazy update then drops the flow from its event heap
+  // when its latency ends, and the message never arrives. The full update has no heap to lose it from.
+  if (has_latency_profiles(options.dynamics) ||
+      (options.model == "tcp" && changes_link_values(options.dynamics)))
+    args.emplace_back("--cfg=network/optim:Full");
   return args;
 }
 
