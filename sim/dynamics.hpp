@@ -87,11 +87,23 @@ struct Dynamics {
   // Simulated seconds a receive waits before giving up; 0: forever. Required when anything can fail.
   double receive_timeout = 0;
   FailureDetector failure_detector;
+  // Changes all profiles together may make in one run: profiles that change faster than a run can simulate
+  // (1 µs periods over minutes of simulated time) stop it with an InputError instead of running for hours.
+  std::uint64_t max_profile_events = 20'000'000;
 
   bool any() const;
   bool has_failures() const;
   // How many nodes are down at simulated time `time` (node_state).
   std::size_t nodes_down(double time) const;
+};
+
+// The profile changes a run has made against Dynamics::max_profile_events; `exceeded` names the first profile
+// that went over (empty while within), `at` the simulated time of that change.
+struct EventBudget {
+  std::uint64_t limit = 0;
+  std::uint64_t used = 0;
+  std::string exceeded;
+  double at = 0;
 };
 
 // The factor by which a down node's host still computes: SimGrid ignores a speed factor of exactly 0, and a

@@ -16,8 +16,10 @@ namespace profile = simgrid::kernel::profile;
 
 // A SimGrid profile following the product of `parts`, each value multiplied by `scale`. The events are
 // generated lazily (SimGrid asks for more when it has used them up), so random and periodic profiles need no
-// horizon. SimGrid stores each value with the delay since the previous one.
-profile::Profile* make_profile(const std::string& name, const std::vector<Profile>& parts, double scale) {
+// horizon. SimGrid stores each value with the delay since the previous one. Every change counts against
+// `budget`; past its limit the profile ends (the nodes then stop the run, sim/simgrid_port.cpp).
+profile::Profile* make_profile(const std::string& name, const std::vector<Profile>& parts, double scale,
+                               EventBudget& budget) {
   struct State {
     ProfileEvents events;
     double last = 0;
@@ -25,10 +27,17 @@ profile::Profile* make_profile(const std::string& name, const std::vector<Profil
   auto state = std::make_shared<State>(State{ProfileEvents(parts), 0});
   return profile::ProfileBuilder::from_callback(
       name,
-      [state, scale](std::vector<profile::DatedValue>& values) {
+      [state, scale, name, &budget](std::vector<profile::DatedValue>& values) {
         for (int k = 0; k < 64; ++k) {
           const auto event = state->events.next();
           if (!event) return;
+          if (++budget.used > budget.limit) {
+            if (budget.exceeded.empty()) {
+              budget.exceeded = name;
+              budget.at = event->first;
+            }
+            return;
+          }
           values.emplace_back(event->first - state->last, event->second * scale);
           state->last = event->first;
         }
@@ -39,7 +48,8 @@ profile::Profile* make_profile(const std::string& name, const std::vector<Profil
 }  // namespace
 
 std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topology, double host_speed,
-                                                const Dynamics& dynamics, std::vector<PlatformLink>& links) {
+                                                const Dynamics& dynamics, std::vector<PlatformLink>& links,
+                                                EventBudget& budget) {
   namespace s4u = simgrid::s4u;
   // Given only the one-hop routes, the zone answers them from an adjacency list and computes multi-hop
   // (fewest-hop) routes on demand: memory and set-up grow with the edges, not with the N^2 pairs.
@@ -50,7 +60,7 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
     hosts[i] = zone->create_host(name, host_speed);
     // Host speed profiles are factors of the nominal speed.
     if (const auto parts = resolved_speed(dynamics, i); !parts.empty())
-      hosts[i]->set_speed_profile(make_profile(name + "/speed", parts, 1.0));
+      hosts[i]->set_speed_profile(make_profile(name + "/speed", parts, 1.0, budget));
     hosts[i]->seal();
   }
   for (std::size_t k = 0; k < topology.edges.size(); ++k) {
@@ -67,11 +77,12 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
       const std::string prefix = name + direction;
       if (!profiles.bandwidth.empty())
         half->set_bandwidth_profile(
-            make_profile(prefix + "/bandwidth", profiles.bandwidth, edge.link.bandwidth));
+            make_profile(prefix + "/bandwidth", profiles.bandwidth, edge.link.bandwidth, budget));
       if (!profiles.latency.empty())
-        half->set_latency_profile(make_profile(prefix + "/latency", profiles.latency, edge.link.latency));
+        half->set_latency_profile(
+            make_profile(prefix + "/latency", profiles.latency, edge.link.latency, budget));
       if (!profiles.state.empty())
-        half->set_state_profile(make_profile(prefix + "/state", profiles.state, 1.0));
+        half->set_state_profile(make_profile(prefix + "/state", profiles.state, 1.0, budget));
     }
     link->seal();
     const std::string a = "node" + std::to_string(edge.a), b = "node" + std::to_string(edge.b);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/error.hpp"
 #include "sim/framing.hpp"
 #include "sim/simulation.hpp"
 
@@ -354,6 +355,12 @@ void SimPort::charge(std::span<const protocols::Charge> terms) {
 // per piece (work is conserved), with a fraction of the context switches. The elapsed time is split among the
 // kinds of work in proportion to what each owed (exact at constant host speed).
 void SimPort::settle() {
+  if (const EventBudget* budget = network_->event_budget(); budget && !budget->exceeded.empty())
+    throw InputError("$.network.dynamics, $.compute.stragglers: the time profiles changed more than " +
+                     std::to_string(budget->limit) + " times by simulated time " +
+                     std::to_string(budget->at) + " s (first over: " + budget->exceeded +
+                     "): profiles this fast would take hours to simulate; make their periods, means, mttf "
+                     "and mttr longer");
   if (owed_total_ <= 0) return;
   const double start = s4u::Engine::get_clock();
   s4u::this_actor::execute(owed_total_ * nominal_speed());

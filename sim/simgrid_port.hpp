@@ -93,6 +93,10 @@ class Network {
   double receive_timeout() const { return receive_timeout_; }
   const FailureDetector& failure_detector() const { return failure_detector_; }
   void set_failure_detector(const FailureDetector& detector) { failure_detector_ = detector; }
+  // The run's count of profile changes (null: not counted); a node's next operation after it ran out stops
+  // the run with an InputError.
+  const EventBudget* event_budget() const { return event_budget_; }
+  void set_event_budget(const EventBudget* budget) { event_budget_ = budget; }
   // True when every link on the route of `channel` (from -> to) is up now.
   bool route_up(Channel& channel, std::size_t from, std::size_t to);
   // The simulated size of a message of `payload` bytes (wire_size() with this network's framing).
@@ -117,6 +121,7 @@ class Network {
   std::size_t mtu_;
   double receive_timeout_;
   FailureDetector failure_detector_;
+  const EventBudget* event_budget_ = nullptr;
   std::shared_ptr<const protocols::PriceTable> prices_;
   TrafficMeter* meter_;
   std::vector<simgrid::s4u::ActorPtr> actors_;

@@ -180,7 +180,10 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   report_interrupts();
 
   std::vector<PlatformLink> links;
-  const std::vector<s4u::Host*> hosts = build_platform(topology, options.host_speed, options.dynamics, links);
+  EventBudget budget;
+  budget.limit = options.dynamics.max_profile_events;
+  const std::vector<s4u::Host*> hosts =
+      build_platform(topology, options.host_speed, options.dynamics, links, budget);
   Recording unused;
   TrafficMeter meter(recording ? *recording : unused, hosts, std::move(links));
 
@@ -188,6 +191,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout, options.prices,
                   &meter);
   network.set_failure_detector(options.dynamics.failure_detector);
+  network.set_event_budget(&budget);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));
   std::vector<char> done(n, 0);

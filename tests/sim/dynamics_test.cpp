@@ -1,6 +1,7 @@
 // Dynamics and failures on two nodes, against hand-computed times (ideal model: latency + bytes / bandwidth).
 #include <catch2/catch.hpp>
 
+#include "common/error.hpp"
 #include "tests/sim/sim_support.hpp"
 
 using namespace sgdsim;
@@ -219,4 +220,33 @@ TEST_CASE(
       CHECK(out[1] == Approx(reference[1]).epsilon(1e-9));
     }
   }
+}
+
+TEST_CASE("profiles that change faster than a run can simulate stop it with an InputError past the budget") {
+  auto path = path_topology(2, {bandwidth, latency});
+  sim::NetworkOptions options;
+  options.dynamics.max_profile_events = 10000;
+  const auto outcome = [&](double period) {
+    options.dynamics.link_latency = {{steps({{0, 1}, {period / 2, 2}}, period)}};
+    const ChildResult result = in_child([&] {
+      try {
+        sim::simulate(path, priced(options), [](std::size_t node, protocols::Port& port) {
+          port.charge(seconds(1.0));  // 2 / period changes of each direction's latency meanwhile
+          if (node == 0) port.send(1, protocols::Bytes(1000, 1));
+          if (node == 1) port.receive(0);
+        });
+      } catch (const InputError& e) {
+        return std::string("InputError: ") + e.what();
+      }
+      return std::string("completed");
+    });
+    INFO(result.error);
+    return result.output;
+  };
+  // Two changes per microsecond: four million in the run, past the budget of 10000.
+  const std::string fast = outcome(1e-6);
+  CHECK_THAT(fast, Catch::StartsWith("InputError") && Catch::Contains("changed more than 10000 times") &&
+                       Catch::Contains("link0-1") && Catch::Contains("$.network.dynamics"));
+  // Two changes per millisecond: 4000 in the run, within it.
+  CHECK(outcome(1e-3) == "completed");
 }
