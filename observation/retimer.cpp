@@ -33,6 +33,12 @@ void Retimer::replay(std::size_t node, protocols::Port& port) {
       case Operation::wait_sends:
         port.wait_sends();
         break;
+      case Operation::background:
+        port.start_background(op.terms);
+        break;
+      case Operation::await_background:
+        port.await_background(op.count);
+        break;
       case Operation::yield:
         port.let_others_run();
         break;

@@ -20,6 +20,7 @@ namespace {
 constexpr std::array<std::uint8_t, 8> magic = {'S', 'G', 'D', 'S', 'C', 'H', 'E', 'D'};
 constexpr std::size_t header_bytes = 8 + 4 + 8 + 8;  // magic, version, body size, compressed size
 constexpr std::size_t max_terms = 1024;              // terms of one charge (a protocol charges a handful)
+constexpr std::size_t max_pieces = 1 << 16;          // pieces of background work (a model's tensors)
 // The largest body a header may declare (the body is decompressed a piece at a time, so this is not allocated
 // up front).
 constexpr std::uint64_t max_body_bytes = std::uint64_t{1} << 38;
@@ -182,7 +183,7 @@ void get_operation(Reader& in, ScheduledOperation& op, std::size_t self, std::si
                    const std::vector<ScheduledPrice>* prices) {
   const std::uint8_t kind = in.byte();
   if (kind < static_cast<std::uint8_t>(Operation::charge) ||
-      kind > static_cast<std::uint8_t>(Operation::observe))
+      kind > static_cast<std::uint8_t>(Operation::await_background))
     in.fail("unknown operation " + std::to_string(kind));
   op.kind = static_cast<Operation>(kind);
   const auto peer = [&] {
@@ -192,9 +193,12 @@ void get_operation(Reader& in, ScheduledOperation& op, std::size_t self, std::si
     return static_cast<std::size_t>(p);
   };
   switch (op.kind) {
-    case Operation::charge: {
-      const std::uint64_t n = in.count(max_terms, "terms in one charge");
-      if (n == 0) in.fail("a charge without terms");
+    case Operation::charge:
+    case Operation::background: {
+      const bool charge = op.kind == Operation::charge;
+      const std::uint64_t n = charge ? in.count(max_terms, "terms in one charge")
+                                     : in.count(max_pieces, "pieces of background work");
+      if (n == 0 && charge) in.fail("a charge without terms");
       op.terms.resize(n);
       for (protocols::Charge& term : op.terms) {
         const std::uint64_t price = in.varint();
@@ -206,7 +210,7 @@ void get_operation(Reader& in, ScheduledOperation& op, std::size_t self, std::si
         }
         term.price = static_cast<protocols::PriceId>(price);
       }
-      if (prices) {
+      if (prices && charge) {
         for (const protocols::Charge& term : op.terms)
           if ((*prices)[term.price].work != (*prices)[op.terms.front().price].work)
             in.fail("a charge mixes kinds of work");
@@ -221,6 +225,9 @@ void get_operation(Reader& in, ScheduledOperation& op, std::size_t self, std::si
     case Operation::silence:
     case Operation::receive:
       op.peer = peer();
+      break;
+    case Operation::await_background:
+      op.count = in.count(max_pieces, "pieces of background work awaited");
       break;
     case Operation::observe: {
       const std::uint64_t step = in.varint();
@@ -264,6 +271,22 @@ void OperationLog::silence(std::size_t to) {
 void OperationLog::receive(std::size_t from) {
   bytes_.push_back(static_cast<std::uint8_t>(Operation::receive));
   put_varint(bytes_, from);
+  ++operations_;
+}
+
+void OperationLog::background(std::span<const protocols::Charge> pieces) {
+  bytes_.push_back(static_cast<std::uint8_t>(Operation::background));
+  put_varint(bytes_, pieces.size());
+  for (const protocols::Charge& piece : pieces) {
+    put_varint(bytes_, piece.price);
+    put_double(bytes_, piece.amount);
+  }
+  ++operations_;
+}
+
+void OperationLog::await_background(std::size_t count) {
+  bytes_.push_back(static_cast<std::uint8_t>(Operation::await_background));
+  put_varint(bytes_, count);
   ++operations_;
 }
 
@@ -381,9 +404,24 @@ Schedule decode_schedule_body(std::span<const std::uint8_t> body, const std::str
     ScheduledOperation op;
     std::uint64_t count = 0;
     std::size_t row = 0;
+    // The pieces of the last background start, and how many of them were awaited (the port's rules).
+    std::uint64_t pieces = 0, awaited = 0;
     while (!ops.done()) {
       get_operation(ops, op, i, nodes, &schedule.prices);
       ++count;
+      if (op.kind == Operation::background) {
+        if (awaited < pieces)
+          ops.fail("node " + std::to_string(i) +
+                   " starts background work before "
+                   "awaiting the previous one");
+        pieces = op.terms.size();
+        awaited = 0;
+      } else if (op.kind == Operation::await_background) {
+        if (op.count > pieces)
+          ops.fail("node " + std::to_string(i) + " awaits " + std::to_string(op.count) +
+                   " pieces of background work but started " + std::to_string(pieces));
+        awaited = std::max(awaited, op.count);
+      }
       if (op.kind == Operation::observe) {
         if (row >= schedule.rows.size() || op.learning.step != schedule.rows[row].step)
           ops.fail("node " + std::to_string(i) + " observes step " + std::to_string(op.learning.step) +
@@ -413,8 +451,8 @@ Schedule decode_schedule(std::span<const std::uint8_t> file, const std::string& 
     throw InputError(origin + ": not an sgdsim schedule (it does not start with \"SGDSCHED\")");
   for (int b = 0; b < 8; ++b) in.byte();
   const auto version = static_cast<std::uint32_t>(in.fixed(4));
-  if (version != schedule_format_version)
-    in.fail("schedule format version " + std::to_string(version) + ", but this sgdsim reads version " +
+  if (version < 1 || version > schedule_format_version)
+    in.fail("schedule format version " + std::to_string(version) + ", but this sgdsim reads versions 1 to " +
             std::to_string(schedule_format_version) + " only; record the run again with this sgdsim");
   const std::uint64_t body_size = in.fixed(8);
   const std::uint64_t compressed = in.fixed(8);

@@ -19,7 +19,8 @@
 
 namespace sgdsim::observation {
 
-inline constexpr std::uint32_t schedule_format_version = 1;
+// Version 2 added the background operations; version 1 files are read as they are.
+inline constexpr std::uint32_t schedule_format_version = 2;
 inline constexpr const char* schedule_file_name = "schedule.bin";
 
 // What one operation of a node's sequence is.
@@ -32,6 +33,8 @@ enum class Operation : std::uint8_t {
   yield = 6,       // Port::let_others_run()
   now = 7,         // Port::now() (it executes the work charged so far)
   observe = 8,     // the node handed its model to the observer at an evaluation step (a marker)
+  background = 9,  // Port::start_background(pieces): the pieces (price id, amount), in order (version 2)
+  await_background = 10,  // Port::await_background(count): count (version 2)
 };
 
 // The node's own figures at an observe marker that do not depend on timing.
@@ -47,7 +50,8 @@ struct ScheduledOperation {
   Operation kind = Operation::now;
   std::size_t peer = 0;                  // send, silence: destination; receive: source
   std::uint64_t bytes = 0;               // send: payload bytes
-  std::vector<protocols::Charge> terms;  // charge
+  std::uint64_t count = 0;               // await_background: pieces
+  std::vector<protocols::Charge> terms;  // charge; background: its pieces
   ObservedLearning learning;             // observe
 };
 
@@ -63,6 +67,8 @@ class OperationLog {
   void silence(std::size_t to);
   void receive(std::size_t from);
   void plain(Operation kind);  // wait_sends, yield, now
+  void background(std::span<const protocols::Charge> pieces);
+  void await_background(std::size_t count);
   void observe(const ObservedLearning& learning);
   std::uint64_t operations() const { return operations_; }
   const std::vector<std::uint8_t>& bytes() const { return bytes_; }

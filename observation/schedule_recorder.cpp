@@ -30,6 +30,14 @@ class RecordingPort final : public protocols::Port {
     log_.charge(terms);
     port_.charge(terms);
   }
+  void start_background(std::span<const protocols::Charge> pieces) override {
+    log_.background(pieces);
+    port_.start_background(pieces);
+  }
+  void await_background(std::size_t count) override {
+    log_.await_background(count);
+    port_.await_background(count);
+  }
   void let_others_run() override {
     log_.plain(Operation::yield);
     port_.let_others_run();

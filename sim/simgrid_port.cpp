@@ -378,6 +378,60 @@ void SimPort::settle() {
   owed_total_ = 0;
 }
 
+void SimPort::start_background(std::span<const protocols::Charge> pieces) {
+  settle();
+  if (background_ && background_->awaited < background_->flops.size())
+    throw std::logic_error("node " + std::to_string(self_) +
+                           " started background work before awaiting the previous one");
+  auto background = std::make_shared<Background>();
+  background->done = s4u::Semaphore::create(0);
+  const protocols::PriceTable& prices = network_->prices();
+  const double speed = nominal_speed();
+  for (const protocols::Charge& piece : pieces) {
+    background->flops.push_back(prices.seconds(piece, speed) * speed);
+    background->work.push_back(static_cast<std::uint8_t>(prices.work(piece.price)));
+  }
+  background->elapsed.assign(pieces.size(), 0.0);
+  background_ = background;
+  if (pieces.empty()) return;
+  TrafficMeter* meter = network_->meter();
+  const auto self = static_cast<std::uint32_t>(self_);
+  // Its spans go on the node's second timeline thread, as a server's do.
+  s4u::Actor::create("background-" + std::to_string(self_), s4u::this_actor::get_host(),
+                     [background, meter, self] {
+                       for (std::size_t k = 0; k < background->flops.size(); ++k) {
+                         const double start = s4u::Engine::get_clock();
+                         if (background->flops[k] > 0) s4u::this_actor::execute(background->flops[k]);
+                         const double end = s4u::Engine::get_clock();
+                         background->elapsed[k] = end - start;
+                         if (meter && meter->timeline()) {
+                           Span span;
+                           span.kind = Span::Kind::work;
+                           span.start = start;
+                           span.end = end;
+                           span.node = self;
+                           span.work = background->work[k];
+                           span.server = true;
+                           meter->span(span);
+                         }
+                         background->done->release();
+                       }
+                     });
+}
+
+void SimPort::await_background(std::size_t count) {
+  settle();
+  if (!background_ || count > background_->flops.size())
+    throw std::logic_error("node " + std::to_string(self_) + " awaited background work it did not start");
+  Background& background = *background_;
+  waiting_ = {"await_background", 0};
+  for (; background.awaited < count; ++background.awaited) {
+    background.done->acquire();
+    counters_.work_s[background.work[background.awaited]] += background.elapsed[background.awaited];
+  }
+  waiting_ = {};
+}
+
 double SimPort::now() {
   settle();
   return s4u::Engine::get_clock();

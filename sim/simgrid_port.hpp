@@ -143,6 +143,8 @@ class SimPort : public Port, public protocols::Requester {
   using Port::charge;
   void charge(std::span<const protocols::Charge> terms) final;
   double now() final;
+  void start_background(std::span<const protocols::Charge> pieces) final;
+  void await_background(std::size_t count) final;
   void let_others_run() final;
   const Counters& counters() const final { return counters_; }
   const Waiting& waiting() const { return waiting_; }
@@ -177,6 +179,16 @@ class SimPort : public Port, public protocols::Requester {
   std::vector<double> pending_put_;
   // Starts tracking a send just put (its comm is pending_.back()).
   void track_send(std::size_t to, std::uint64_t wire_bytes);
+  // The pieces of the last start_background(): a helper actor on this node's host executes them one after
+  // the other and releases `done` after each; it touches only this record, which it co-owns.
+  struct Background {
+    simgrid::s4u::SemaphorePtr done;
+    std::vector<double> flops;
+    std::vector<std::uint8_t> work;  // each piece's kind of work
+    std::vector<double> elapsed;     // each piece's seconds, written by the helper
+    std::size_t awaited = 0;
+  };
+  std::shared_ptr<Background> background_;
   std::array<double, protocols::work_kinds> owed_{};  // work charged but not yet executed, by kind
   double owed_total_ = 0;
 };

@@ -1,8 +1,10 @@
 #include "algorithms/protocols/data_parallel.hpp"
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/float_format.hpp"
 #include "common/error.hpp"
 #include "common/keys.hpp"
+#include "common/memory_limit.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -30,10 +32,6 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
               "\"" + collective.kind_name() +
                   "\" adds partial sums hop by hop and cannot lose a message; with failures use "
                   "\"allgather\" or \"parameter_server\"");
-  collective_ =
-      make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(),
-                                   environment.prices.get(), environment.clock, spec.where("compressor"),
-                                   encoders_.compressor().layout(), environment.topology});
   majority_vote_ = spec.string("aggregate") == "majority_vote";
   if (encoders_.restores() && (majority_vote_ || environment.lossy))
     spec.fail("memory", majority_vote_
@@ -41,6 +39,51 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
                               "aggregate \"mean\""
                             : "EF21's estimate g = mean gᵢ holds only if every message arrives; it "
                               "cannot run with network.receive_timeout > 0");
+  // Overlap: buckets of the model's tensors, each averaged by its own round of the collective.
+  const compression::Layout layout = model_layout(*environment.model);
+  format_ = dynamic_cast<const compression::FloatFormat*>(&encoders_.compressor());
+  const bool layered = layout.tensors().size() > 1;
+  const bool overlap =
+      spec.boolean("overlap", layered && format_ && !majority_vote_ && !encoders_.restores());
+  const double cap = parse_memory_size(spec.string("bucket_cap"), spec.where("bucket_cap"));
+  if (!(cap > 0)) spec.expected("bucket_cap", "a size above 0 (e.g. \"25MB\")");
+  if (overlap && !format_)
+    spec.fail(
+        "overlap",
+        "buckets are averaged as they become ready, which needs the workers' compressor to send floats (" +
+            quoted_list(compression::compressors().kind_names("float_format")) + "), not \"" +
+            encoders_.kind() + "\": set \"overlap\": false");
+  if (overlap && encoders_.restores())
+    spec.fail("overlap", "EF21's estimate is restored from the whole average; set \"overlap\": false");
+  std::vector<GradientBucket> ranges;
+  if (overlap) ranges = gradient_buckets(layout, d, cap);
+  if (ranges.size() > 1) {
+    const double coordinates = static_cast<double>(d);
+    for (GradientBucket& range : ranges) {
+      Bucket bucket;
+      const double share = static_cast<double>(range.size) / coordinates;
+      Charge decode = encoders_.decode_charge();
+      decode.amount *= share;
+      bucket.collective = collectives().factory(collective.kind_name())(
+          collective,
+          {n, range.size, &encoders_.compressor(), decode, environment.prices.get(), environment.clock,
+           spec.where("compressor"), compression::Layout(range.tensors), environment.topology});
+      for (Charge charge :
+           bucket.collective->sends_message() ? encoders_.encode_charge() : encoders_.memory_charge()) {
+        charge.amount *= share;
+        bucket.encode.push_back(charge);
+      }
+      bucket.range = std::move(range);
+      buckets_.push_back(std::move(bucket));
+    }
+    collective.finish();
+  } else {
+    // Without overlap, or with one bucket: the whole vector at once, after the whole gradient.
+    collective_ =
+        make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(),
+                                     environment.prices.get(), environment.clock, spec.where("compressor"),
+                                     encoders_.compressor().layout(), environment.topology});
+  }
   vote_ = {environment.prices->floats(Work::mixing),
            2.0 * static_cast<double>(d)};  // reads and writes the mean
   const keys::Kind* kind = compression::compressors().find(encoders_.kind());
@@ -64,6 +107,10 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
   Rng batches = local_.batch_stream(i);
   observe(environment_, 0, i, node.x, node.stats, port);
   for (std::int64_t t = 0; t < schedule_.steps; ++t) {
+    if (!buckets_.empty()) {
+      overlapped_step(i, t, batches, port);
+      continue;
+    }
     encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
     // A collective that encodes its own chunks charges those; the whole-vector encode above only yields
     // `own`.
@@ -84,6 +131,36 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
   }
 }
 
+void DataParallel::overlapped_step(std::size_t i, std::int64_t t, Rng& batches, protocols::Port& port) {
+  Node& node = nodes_[i];
+  // The math at once (encoded as a whole: float formats are coordinate-wise, so each bucket's slice is that
+  // bucket's encoding); the time bucket by bucket.
+  encoders_.encode(i, local_.gradient(i, node.x, batches, port, false), node.bytes, node.own, node.stats);
+  const Charge gradient = local_.gradient_charge();
+  port.charge(Charge{gradient.price, gradient.amount * forward_share});
+  std::vector<Charge> backward;
+  for (const Bucket& bucket : buckets_)
+    backward.push_back({gradient.price, gradient.amount * bucket.range.backward_share});
+  port.start_background(backward);
+  Rng unused(0);  // a float format draws nothing
+  for (std::size_t k = 0; k < buckets_.size(); ++k) {
+    Bucket& bucket = buckets_[k];
+    const std::span<const float> own(node.own.data() + bucket.range.begin, bucket.range.size);
+    const std::span<float> average(node.average.data() + bucket.range.begin, bucket.range.size);
+    port.await_background(k + 1);
+    Bytes message;
+    if (bucket.collective->sends_message()) {
+      WallClock::Scope timer(environment_.clock, WallClock::Part::compression);
+      message = format_->encode(own, unused);
+    }
+    port.charge(bucket.encode);
+    bucket.collective->average(i, message, own, encoders_.stream(i), average, port);
+  }
+  local_.descend(i, node.x, schedule_.at(t), node.average);
+  port.charge(local_.update());
+  observe(environment_, t + 1, i, node.x, node.stats, port);
+}
+
 namespace {
 std::vector<keys::Key> data_parallel_keys() {
   std::vector<keys::Key> keys =
@@ -94,6 +171,19 @@ std::vector<keys::Key> data_parallel_keys() {
                               "\"mean\": step along the average of the decoded gradients; \"majority_vote\": "
                               "along its sign, the majority vote of sign messages (signsgd, signum).")
                      .fallback_to("mean"));
+  keys.push_back(keys::boolean("overlap",
+                               "Overlap the averaging with the backward pass as PyTorch DDP does: the "
+                               "gradient's buckets (bucket_cap) are averaged in backward order, each as soon "
+                               "as its gradients are ready (docs/protocols.md). Needs a float-format "
+                               "compressor (none, fp16, bf16).")
+                     .computed_default("true when the model has several tensors (a layer layout), the "
+                                       "compressor is a float format, aggregate is \"mean\" and memory is "
+                                       "not \"ef21\""));
+  keys.push_back(keys::string("bucket_cap",
+                              "With overlap: the fp32 gradient bytes of one bucket, as DDP's bucket_cap_mb "
+                              "(a size: \"25MB\", \"1MiB\"). A bucket closes once it holds that much; a "
+                              "tensor is never split.")
+                     .fallback_to("25MB"));
   return keys;
 }
 

@@ -69,8 +69,8 @@ LocalStep::Slot& LocalStep::free_slot() {
 }
 
 std::span<const float> LocalStep::gradient(std::size_t node, std::span<const float> x, Rng& batches,
-                                           protocols::Port& port) {
-  port.charge(gradient_);
+                                           protocols::Port& port, bool charged) {
+  if (charged) port.charge(gradient_);
   const learning::Shard& shard = (*environment_.shards)[node];
   if (shard.empty()) throw std::logic_error("node " + std::to_string(node) + " has no training samples");
   if (!pooled_ || in_flight_ == max_in_flight) {

@@ -41,8 +41,12 @@ class LocalStep {
   // at `x` as it was when called. The returned span stays valid until the next call on any node. Lets the
   // other nodes run meanwhile (at the same simulated time), the same way whatever the pool's thread count, so
   // that the simulation, its traces and its errors do not depend on that count.
+  // With `charged` false the caller charges the gradient's work itself (gradient_charge(), e.g. its backward
+  // pass layer by layer).
   std::span<const float> gradient(std::size_t node, std::span<const float> x, Rng& batches,
-                                  protocols::Port& port);
+                                  protocols::Port& port, bool charged = true);
+  // The charge of one minibatch gradient (forward and backward).
+  const Charge& gradient_charge() const { return gradient_; }
   std::size_t dimension() const { return dimension_; }
   // The local optimizer's step of node `node` (optimizer.hpp); x −= η g for plain SGD.
   void descend(std::size_t node, std::span<float> x, double eta, std::span<const float> g,

@@ -76,6 +76,16 @@ class Port {
   // with the run's price table.
   virtual void charge(std::span<const Charge> terms) = 0;
   void charge(const Charge& term) { charge(std::span<const Charge>(&term, 1)); }
+  // Starts `pieces` of work (one charge each, e.g. a backward pass layer by layer) on this node's host, one
+  // after the other and concurrently with what the node does next: the host is shared between them and the
+  // node's own work as the simulator shares a host between executions (DDP's backward pass running while
+  // gradient buckets are reduced). Returns at once, after the work charged so far. The pieces of the previous
+  // start must all have been awaited. The default does the pieces at once, in order (no overlap).
+  virtual void start_background(std::span<const Charge> pieces) {
+    for (const Charge& piece : pieces) charge(piece);
+  }
+  // Blocks until the first `count` pieces of the last start_background() are done.
+  virtual void await_background(std::size_t count) { (void)count; }
   // Lets the other nodes that are ready at this simulated instant run before this one goes on, without
   // spending simulated time or executing the work charged so far: their real math can then overlap this
   // node's (LocalStep::gradient). Whether a port does anything here never depends on the thread count.

@@ -142,6 +142,21 @@ TEST_CASE("retime: the warnings of settings that depart from a paper are the liv
         0);
 }
 
+TEST_CASE("retime: data-parallel overlapping its buckets with the backward pass") {
+  for (const char* collective : {"allgather", "ring_allreduce"}) {
+    check_retime(std::string("dp-overlap-") + collective,
+                 small({{"kind", "ring"}, {"nodes", 4}},
+                       {{"kind", "data_parallel"},
+                        {"steps", 8},
+                        {"lr", 0.05},
+                        {"collective", collective},
+                        {"overlap", true},
+                        {"bucket_cap", "1kB"}},
+                       {{"kind", "mlp"}, {"hidden", {16}}}),
+                 {"network.link.bandwidth=10Mbps", "compute.host_speed=300Mf"});
+  }
+}
+
 TEST_CASE("retime: a random graph with link dynamics, background traffic, stragglers and speed spread") {
   check_retime(
       "random-dynamics",
@@ -240,11 +255,11 @@ TEST_CASE("retime refuses what it cannot re-time, and writes nothing") {
     std::string flipped = good;
     flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x10);
     std::string version = good;
-    version[8] = 2;
+    version[8] = 9;
     for (const auto& [bytes, message] :
          std::vector<std::pair<std::string, std::string>>{{flipped, "checksum mismatch"},
                                                           {good.substr(0, good.size() - 7), "truncated"},
-                                                          {version, "format version 2"},
+                                                          {version, "format version 9"},
                                                           {"not a schedule", "not an sgdsim schedule"}}) {
       const auto result = with(bytes);
       INFO(result.output);

@@ -1,0 +1,119 @@
+// Data-parallel's overlap of bucketed averaging with the backward pass (PyTorch DDP): the step time of a
+// 2-node run with two buckets against the hand formula, never slower than without overlap, compute only on an
+// infinitely fast network, and the same learning either way. Every run is its own process.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/support/runs.hpp"
+
+using namespace sgdsim::testing;
+using nlohmann::json;
+
+namespace {
+
+constexpr int steps = 4;
+
+// Two nodes on one link; a 784-16-10 MLP (tensors W1: 12544, b1: 16, W2: 160, b2: 10). With bucket_cap 700B
+// the buckets in backward order are {b1, W2, b2} (186 floats, 744 bytes) and {W1} (12544 floats). Only the
+// gradient costs compute time, so the step is the backward pass and the messages.
+json two_nodes(const std::string& bandwidth, const std::string& latency, bool overlap,
+               const std::string& collective = "allgather", const std::string& cap = "700B") {
+  return {{"seed", 5},
+          {"network",
+           {{"topology", {{"kind", "complete"}, {"nodes", 2}}},
+            {"link", {{"bandwidth", bandwidth}, {"latency", latency}}},
+            {"model", "ideal"},
+            {"header_bytes", 0}}},
+          {"compute",
+           {{"host_speed", "100Mf"},
+            {"charge", {{"encode", false}, {"decode", false}, {"mixing", false}, {"update", false}}}}},
+          {"data", {{"dataset", "fashion-mnist"}, {"samples", 200}, {"test_samples", 50}, {"batch_size", 8}}},
+          {"model", {{"kind", "mlp"}, {"hidden", {16}}}},
+          {"algorithm",
+           {{"kind", "data_parallel"},
+            {"steps", steps},
+            {"lr", 0.05},
+            {"collective", collective},
+            {"bucket_cap", cap},
+            {"overlap", overlap}}},
+          {"eval", {{"every", 2}}}};
+}
+
+double last(const Run& run, const char* column) {
+  return std::stod(run.trace.rows.back().at(column));
+}
+
+Run run_ok(const json& scenario, const std::string& label) {
+  Run run = run_scenario(scenario, label);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("overlap: two buckets on two nodes take the hand formula's step time") {
+  for (const char* latency : {"1ms", "5ms"}) {
+    INFO(latency);
+    const Run plain = run_ok(two_nodes("100Mbps", latency, false), "formula-plain");
+    const Run overlapped = run_ok(two_nodes("100Mbps", latency, true), "formula-overlap");
+    // G: one minibatch gradient's seconds (the run without overlap charges it whole).
+    const double G = last(plain, "gradient_s") / steps;
+    const double L = std::stod(latency) * 1e-3, B = 100e6 / 8;
+    const double n0 = 186, n1 = 12544, d = n0 + n1;
+    // The forward pass (G/3), then bucket 0's backward share; its exchange runs while bucket 1's gradients
+    // are computed; bucket 1's exchange starts when both its gradients and bucket 0's exchange are done.
+    const double bucket0_done = G / 3 + (2.0 / 3) * (n0 / d) * G + L + 4 * n0 / B;
+    const double expected = std::max(G, bucket0_done) + L + 4 * n1 / B;
+    const double step = last(overlapped, "sim_time_s") / steps;
+    CHECK(step == Approx(expected).epsilon(1e-9));
+    // Without overlap: the whole gradient, then one exchange of the whole vector.
+    CHECK(last(plain, "sim_time_s") / steps == Approx(G + L + 4 * d / B).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("overlap: never slower than without overlap, without latency") {
+  for (const char* bandwidth : {"1Mbps", "10Mbps", "100Mbps", "1Gbps", "10Gbps"}) {
+    for (const char* cap : {"700B", "1B"}) {
+      INFO(bandwidth << " " << cap);
+      const Run plain = run_ok(two_nodes(bandwidth, "0ms", false, "allgather", cap), "never-plain");
+      const Run overlapped = run_ok(two_nodes(bandwidth, "0ms", true, "allgather", cap), "never-overlap");
+      CHECK(last(overlapped, "sim_time_s") <= last(plain, "sim_time_s") * (1 + 1e-12));
+    }
+  }
+}
+
+TEST_CASE("overlap: on an infinitely fast network the step is the gradient's compute") {
+  const Run plain = run_ok(two_nodes("100Mbps", "0ms", false), "fast-plain");
+  const double G = last(plain, "gradient_s") / steps;
+  const Run fast = run_ok(two_nodes("1000Tbps", "0ms", true), "fast-overlap");
+  CHECK(last(fast, "sim_time_s") / steps == Approx(G).epsilon(1e-6));
+}
+
+TEST_CASE("overlap: the learning columns are those of the run without overlap") {
+  for (const char* collective : {"allgather", "parameter_server"}) {
+    INFO(collective);
+    const Run plain = run_ok(two_nodes("100Mbps", "1ms", false, collective, "1B"), "learning-plain");
+    const Run overlapped = run_ok(two_nodes("100Mbps", "1ms", true, collective, "1B"), "learning-overlap");
+    REQUIRE(plain.trace.rows.size() == overlapped.trace.rows.size());
+    for (std::size_t r = 0; r < plain.trace.rows.size(); ++r) {
+      for (const char* column : {"step", "train_loss", "test_accuracy", "consensus_distance", "bits_sent"})
+        CHECK(plain.trace.rows[r].at(column) == overlapped.trace.rows[r].at(column));
+    }
+    // ...while the timing did change (four buckets: four rounds of the collective per step).
+    CHECK(last(overlapped, "sim_time_s") != last(plain, "sim_time_s"));
+  }
+}
+
+TEST_CASE("overlap: a compressor that is not a float format is refused with overlap, named") {
+  json scenario = two_nodes("100Mbps", "1ms", true);
+  scenario["algorithm"]["compressor"] = {{"kind", "qsgd"}, {"levels", 4}};
+  const Run run = run_scenario(scenario, "refused");
+  CHECK(run.exit_code == 2);
+  CHECK(run.output.find("$.algorithm.overlap") != std::string::npos);
+  // By default such a run does not overlap.
+  scenario["algorithm"].erase("overlap");
+  CHECK(run_scenario(scenario, "default-off").exit_code == 0);
+}
