@@ -44,12 +44,14 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
   observe(environment_, 0, i, node.x, node.stats, port);
   while (started_ < schedule_.steps * n) {
     const std::int64_t t = started_++ / n;  // the global step this update counts towards
-    // The gradient at the model as it is now; the server may change x while the gradient is computed.
-    const std::span<const float> g = local_.gradient(i, node.x, batches, port);
+    // The gradient at the model as it is now (the paper's read of x̂_i), computed in the background while
+    // this node averages with a neighbour (the paper's two concurrent threads): the host's CPU is shared
+    // between them, and the gradient is applied to the averaged model, stale by that average.
+    const std::span<const float> g = local_.gradient(i, node.x, batches, port, false);
     node.gradient.assign(g.begin(), g.end());
+    port.start_background(std::span<const Charge>(&local_.gradient_charge(), 1));
     if (!neighbors.empty()) {
       const std::size_t j = neighbors[peers.below(neighbors.size())];
-      port.now();  // the gradient's time passes first: the request carries the model as it is then
       node.locked = true;
       node.partner = j;
       Bytes bytes;
@@ -99,6 +101,7 @@ void Adpsgd::run(std::size_t i, protocols::Port& port) {
       }
       node.draining = false;
     }
+    port.await_background(1);
     // The rate of the network's step when the gradient is applied (a node may hold its gradient for long).
     local_.descend(i, node.x, schedule_.at(completed_ / n), node.gradient);
     port.charge(local_.update());

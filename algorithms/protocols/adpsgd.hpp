@@ -1,9 +1,11 @@
 #pragma once
 // AD-PSGD (Lian et al. 2018, "Asynchronous Decentralized Parallel Stochastic Gradient Descent"): no rounds.
 // Each node repeatedly takes a gradient at its model as it was when the gradient started, averages with one
-// neighbour drawn at random, and then applies the gradient. The pairwise average needs the neighbour's
-// model at once, so every node also runs a server (Protocol::serve) that answers averaging requests while the
-// node computes.
+// neighbour drawn at random meanwhile (the paper's two concurrent threads: the gradient runs in the
+// background on the node's host, Port::start_background), and then applies the gradient to the averaged
+// model, stale by that average as in the paper's analysis. The pairwise average needs the neighbour's model
+// at once, so every node also runs a server (Protocol::serve) that answers averaging requests while the node
+// computes.
 #include <cstdint>
 #include <memory>
 #include <vector>
