@@ -44,6 +44,7 @@ struct SeriesRow {
 struct Series {
   std::string legend;
   std::vector<SeriesRow> rows;
+  bool points = false;  // a scatter of (x, mean), not a curve
 };
 
 // A vertical line at x (a crossover), labelled.

@@ -130,7 +130,9 @@ std::string gnuplot_script(const Figure& figure, const std::string& image_name,
     const std::string colour = series_style(s);
     const std::string title = "title " + quoted(figure.series[s].legend);
     if (s) plot += ", \\\n     ";
-    if (figure.error_bars) {
+    if (figure.series[s].points) {
+      plot += index + " using 1:2 with points " + colour + " pt " + std::to_string(1 + s % 13) + " " + title;
+    } else if (figure.error_bars) {
       plot += index + " using 1:2:3:4 with yerrorlines " + colour + " lw 2 pt " + std::to_string(1 + s % 13) +
               " " + title;
     } else {

@@ -7,6 +7,7 @@ namespace sgdsim::app {
 
 void add_run_command(CLI::App& root);
 void add_retime_command(CLI::App& root);
+void add_emulate_command(CLI::App& root);
 void add_validate_command(CLI::App& root);
 void add_topology_command(CLI::App& root);
 void add_compress_command(CLI::App& root);

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   root.require_subcommand(1);
   sgdsim::app::add_run_command(root);
   sgdsim::app::add_retime_command(root);
+  sgdsim::app::add_emulate_command(root);
   sgdsim::app::add_validate_command(root);
   sgdsim::app::add_topology_command(root);
   sgdsim::app::add_compress_command(root);

@@ -21,7 +21,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The folders whose C++ files belong to targets (tests/, bench/ and tools/ have their own rules).
-SOURCE_FOLDERS = ("algorithms", "analysis", "app", "common", "observation", "scenarios", "sim", "topologies")
+SOURCE_FOLDERS = ("algorithms", "analysis", "app", "common", "emulation", "observation", "scenarios", "sim",
+                  "topologies")
 
 # External libraries: include prefix -> the CMake target that provides it.
 EXTERNAL = {

@@ -17,9 +17,11 @@ namespace sgdsim::scenarios {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& run_output_files() {
-  static const std::vector<std::string> files = {"resolved.json", "trace.csv",
-                                                 "links.csv",     "timeline.json",
-                                                 "summary.json",  observation::schedule_file_name};
+  static const std::vector<std::string> files = {"resolved.json", "trace.csv", "links.csv", "timeline.json",
+                                                 "summary.json", observation::schedule_file_name,
+                                                 // sgdsim emulate's
+                                                 "comparison.csv", "validation.json", "comparison.png",
+                                                 "comparison.gp", "comparison.dat"};
   return files;
 }
 

@@ -1,0 +1,83 @@
+#pragma once
+// A real network on this host (docs/validation.md): one Linux network namespace per node, a veth pair per
+// physical link between the namespaces of its two ends, addresses only on those interfaces, and each end's
+// egress shaped to the link's bandwidth by a `tc` qdisc (tbf or htb; this kernel has no netem, so no
+// latency is added). Everything is named after a prefix of this process (sgdsim-PID-...), built with `ip` and
+// `tc`, and torn down by the destructor: deleting a namespace deletes its veth ends, their peers and their
+// qdiscs. Nothing is ever created in the host's own namespace.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace sgdsim::emulation {
+
+// One point-to-point link: its ends (nodes) and its rate in bytes per second, each direction.
+struct PlannedLink {
+  std::size_t a = 0, b = 0;
+  double bandwidth = 0;
+};
+
+struct FabricOptions {
+  std::string qdisc = "tbf";  // "tbf" or "htb"
+};
+
+// Where a link's end lives: its namespace, interface and address.
+struct LinkEnd {
+  std::string netns;
+  std::string interface;
+  std::string address;  // dotted quad, no prefix length
+};
+
+// The plan, without touching the system (tested without root): names, addresses and the commands.
+class FabricPlan {
+ public:
+  FabricPlan(std::string prefix, std::size_t nodes, std::vector<PlannedLink> links, FabricOptions options);
+  std::string netns(std::size_t node) const;
+  // End `side` (0: a, 1: b) of link `link`.
+  LinkEnd end(std::size_t link, int side) const;
+  const std::vector<PlannedLink>& links() const { return links_; }
+  std::size_t nodes() const { return nodes_; }
+  // Every command that builds the fabric, in order (each an argv).
+  std::vector<std::vector<std::string>> setup() const;
+  const FabricOptions& options() const { return options_; }
+
+ private:
+  std::string prefix_;
+  std::size_t nodes_;
+  std::vector<PlannedLink> links_;
+  FabricOptions options_;
+};
+
+// `tc`'s spelling of a rate in bits per second, e.g. "100000000bit".
+std::string tc_rate(double bytes_per_second);
+// The tbf bucket for a rate: a millisecond of traffic, at least 4 KiB (several full-size frames).
+std::size_t tbf_burst_bytes(double bytes_per_second);
+
+// Refuses (InputError, exit 2) unless this process is root and `ip` and `tc` are on PATH.
+void require_network_tools();
+
+class Fabric {
+ public:
+  // Builds the plan's fabric; on any failure, tears down what it made and throws std::runtime_error with the
+  // failing command and its output.
+  explicit Fabric(FabricPlan plan);
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+  ~Fabric();
+  const FabricPlan& plan() const { return plan_; }
+  // A file descriptor of node's namespace (for setns), owned by the caller.
+  int open_netns(std::size_t node) const;
+  // `tc -s qdisc show` of one link end, for the record.
+  std::string qdisc_report(std::size_t link, int side) const;
+  // Deletes every namespace it made (idempotent).
+  void teardown();
+
+ private:
+  FabricPlan plan_;
+  std::vector<std::string> created_;  // namespaces, in creation order
+};
+
+// The running kernel's release (uname -r).
+std::string kernel_release();
+
+}  // namespace sgdsim::emulation
