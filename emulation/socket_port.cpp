@@ -79,6 +79,35 @@ void Writer::loop() {
   }
 }
 
+Reader::Reader(int fd) : fd_(fd), thread_([this] { loop(); }) {}
+
+// The socket is shut down (the run ended or failed) before a reader goes: its recv then returns.
+Reader::~Reader() {
+  thread_.join();
+}
+
+void Reader::loop() {
+  std::vector<std::uint8_t> scratch(chunk);
+  for (;;) {
+    const ssize_t n = ::recv(fd_, scratch.data(), scratch.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    std::lock_guard lock(mutex_);
+    if (n <= 0) {
+      error_ = n < 0 ? std::strerror(errno) : "closed";
+      changed_.notify_all();
+      return;
+    }
+    received_ += static_cast<std::uint64_t>(n);
+    changed_.notify_all();
+  }
+}
+
+void Reader::wait_for(std::uint64_t total) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return received_ >= total || !error_.empty(); });
+  if (received_ < total) throw std::runtime_error("the connection " + error_);
+}
+
 SocketPort::SocketPort(std::size_t self, std::map<std::size_t, int> sockets,
                        const std::vector<Deliveries>& incoming, ComputeReplay compute,
                        Clock::time_point start)
@@ -88,7 +117,15 @@ SocketPort::SocketPort(std::size_t self, std::map<std::size_t, int> sockets,
       next_(incoming.size(), 0),
       compute_(compute),
       start_(start),
-      scratch_(chunk) {}
+      expected_(incoming.size(), 0) {
+  for (const auto& [peer, fd] : sockets_) readers_[peer] = std::make_unique<Reader>(fd);
+}
+
+SocketPort::~SocketPort() {
+  writers_.clear();
+  for (const auto& [peer, fd] : sockets_) shutdown(fd, SHUT_RD);
+  readers_.clear();
+}
 
 int SocketPort::socket(std::size_t peer) const {
   const auto it = sockets_.find(peer);
@@ -117,15 +154,13 @@ protocols::Received SocketPort::receive_or_miss(std::size_t from) {
                            std::to_string(from) + " than it sends");
   const auto item = expected[next++];
   if (!item) return {protocols::Received::Status::silence, {}};
-  const int fd = socket(from);
-  std::uint64_t left = on_the_wire(*item);
-  while (left > 0) {
-    const ssize_t n = ::recv(fd, scratch_.data(), std::min<std::uint64_t>(left, scratch_.size()), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw std::runtime_error("node " + std::to_string(self_) + ": the connection from node " +
-                               std::to_string(from) + " " + (n < 0 ? std::strerror(errno) : "closed"));
-    left -= static_cast<std::uint64_t>(n);
+  socket(from);  // (a connection must exist)
+  expected_[from] += on_the_wire(*item);
+  try {
+    readers_.at(from)->wait_for(expected_[from]);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("node " + std::to_string(self_) + ": the connection from node " +
+                             std::to_string(from) + ": " + e.what());
   }
   return {protocols::Received::Status::message, {}};
 }

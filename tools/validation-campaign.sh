@@ -1,0 +1,66 @@
+#!/bin/bash
+# The validation campaign of docs/validation.md: record small runs (4 steps, one trace row per step) of
+# D-PSGD, CHOCO-SGD with top-k and the fp32 ring all-reduce on rings of 4 and 8 nodes at 10 Mbps, 100 Mbps and
+# 1 Gbps with messages from 1 kB to 10 MB, then replay each over real TCP (`sgdsim emulate`, root) against
+# the `ideal` and `tcp` network models. Runs under nice (the host is shared); prints one line per cell and
+# writes OUT/cells.csv. Usage: tools/validation-campaign.sh SGDSIM OUT [CELL_FILTER_REGEX]
+set -eu
+sgdsim=$1
+out=$2
+filter=${3:-.}
+mkdir -p "$out"
+# model object, dataset object for each message size (float32: d coordinates = 4·d bytes)
+size_model() {
+  case $1 in
+  1k) echo '{"kind": "logistic"}|{"dataset": "synthetic", "kind": "logistic", "features": 255, "samples": 400, "test_samples": 0, "batch_size": 8}' ;;
+  10k) echo '{"kind": "logistic"}|{"dataset": "synthetic", "kind": "logistic", "features": 2559, "samples": 400, "test_samples": 0, "batch_size": 8}' ;;
+  100k) echo '{"kind": "logistic"}|{"dataset": "synthetic", "kind": "logistic", "features": 25599, "samples": 200, "test_samples": 0, "batch_size": 8}' ;;
+  1M) echo '{"kind": "mlp", "hidden": [318]}|{"dataset": "fashion-mnist", "samples": 400, "test_samples": 20, "batch_size": 8}' ;;
+  10M) echo '{"kind": "mlp", "hidden": [3180]}|{"dataset": "fashion-mnist", "samples": 400, "test_samples": 20, "batch_size": 8}' ;;
+  esac
+}
+algorithm() {
+  case $1 in
+  dpsgd) echo '{"kind": "dpsgd", "steps": 4, "lr": 0.01}' ;;
+  choco) echo '{"kind": "choco", "steps": 4, "lr": 0.01, "consensus_step": 0.1, "compressor": {"kind": "topk", "fraction": 0.1}}' ;;
+  allreduce) echo '{"kind": "data_parallel", "steps": 4, "lr": 0.01, "compressor": {"kind": "none"}, "collective": {"kind": "ring_allreduce"}}' ;;
+  esac
+}
+# algorithm nodes size rate
+cells() {
+  for rate in 10Mbps 100Mbps 1Gbps; do
+    for size in 1k 10k 100k 1M 10M; do echo "dpsgd 4 $size $rate"; done
+    for size in 10k 1M; do echo "dpsgd 8 $size $rate"; done
+    echo "choco 4 1M $rate"
+    echo "allreduce 4 1M $rate"
+    echo "allreduce 8 10M $rate"
+  done
+}
+echo "cell,model,median_relative_error,p90_relative_error,median_signed_relative_error,message_bytes,process_share,machine_busy_share,wall_s" >"$out/cells.csv"
+cells | grep -E "$filter" | while read -r alg nodes size rate; do
+  cell="$alg-ring$nodes-$size-$rate"
+  IFS='|' read -r model data <<<"$(size_model "$size")"
+  cat >"$out/$cell.json" <<JSON
+{"name": "$cell", "seed": 1,
+ "network": {"topology": {"kind": "ring", "nodes": $nodes}, "link": {"bandwidth": "$rate", "latency": "0s"}},
+ "data": $data, "model": $model, "algorithm": $(algorithm "$alg"), "eval": {"every": 1}}
+JSON
+  [ -d "$out/$cell" ] || nice "$sgdsim" run "$out/$cell.json" -o "$out/$cell" --record -q --threads 1
+  for net in ideal tcp; do
+    dir="$out/$cell-$net"
+    [ -d "$dir" ] || nice "$sgdsim" emulate "$out/$cell" -o "$dir" --no-compute --set network.model=$net -q
+    python3 - "$dir" "$cell" "$net" "$out/$cell" >>"$out/cells.csv" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1] + "/validation.json"))
+s = json.load(open(sys.argv[4] + "/summary.json"))
+t = s["totals"] if "totals" in s else {}
+msgs = t.get("messages") or 1
+payload = (t.get("bits_sent") or 0) / 8
+c = v["cpu"]
+print(f'{sys.argv[2]},{sys.argv[3]},{v["median_relative_error"]},{v["p90_relative_error"]},'
+      f'{v["median_signed_relative_error"]},{payload / msgs:.0f},{c["process_share"]:.3f},'
+      f'{c["machine_busy_share"]:.3f},{c["wall_s"]:.2f}')
+PY
+    tail -1 "$out/cells.csv"
+  done
+done

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""The tables of docs/validation.md from a campaign's cells.csv (tools/validation-campaign.sh): per cell and
+network model the median and p90 relative error of the communication time per step, and the CPU the
+emulation took. Usage: tools/validation-table.py OUT/cells.csv [--cpu-bound SHARE]
+A cell whose emulating process used more than SHARE of the host's cores (default 0.4: most of one of two
+cores) is marked CPU-bound and left out of the summary by message size."""
+import csv
+import statistics
+import sys
+
+path = sys.argv[1]
+limit = float(sys.argv[sys.argv.index("--cpu-bound") + 1]) if "--cpu-bound" in sys.argv else 0.4
+rows = list(csv.DictReader(open(path)))
+print("| cell | model | message | median | p90 | signed median | CPU share (process / host) |")
+print("|---|---|---|---|---|---|---|")
+for r in rows:
+    size = int(r["message_bytes"])
+    size_text = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
+    bound = " (CPU-bound)" if float(r["process_share"]) > limit else ""
+    print(f'| {r["cell"]}{bound} | {r["model"]} | {size_text} | {float(r["median_relative_error"]):.1%} | '
+          f'{float(r["p90_relative_error"]):.1%} | {float(r["median_signed_relative_error"]):+.1%} | '
+          f'{float(r["process_share"]):.2f} / {float(r["machine_busy_share"]):.2f} |')
+print()
+print("| model | messages | cells | median of cell medians | worst cell median |")
+print("|---|---|---|---|---|")
+for model in sorted({r["model"] for r in rows}):
+    for label, low, high in (("< 64 kB", 0, 64e3), ("≥ 64 kB", 64e3, 1e18)):
+        kept = [float(r["median_relative_error"]) for r in rows
+                if r["model"] == model and low <= int(r["message_bytes"]) < high
+                and float(r["process_share"]) <= limit]
+        if kept:
+            print(f"| {model} | {label} | {len(kept)} | {statistics.median(kept):.1%} | {max(kept):.1%} |")
