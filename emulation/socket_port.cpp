@@ -113,11 +113,11 @@ SocketPort::SocketPort(std::size_t self, std::map<std::size_t, int> sockets,
                        Clock::time_point start)
     : self_(self),
       sockets_(std::move(sockets)),
+      expected_(incoming.size(), 0),
       incoming_(incoming),
       next_(incoming.size(), 0),
       compute_(compute),
-      start_(start),
-      expected_(incoming.size(), 0) {
+      start_(start) {
   for (const auto& [peer, fd] : sockets_) readers_[peer] = std::make_unique<Reader>(fd);
 }
 
