@@ -47,7 +47,7 @@ TEST_CASE("a ring's plan: a veth pair per link, addresses of one /30, everything
     }
     if (command[0] == "tc") {
       ++qdiscs;
-      CHECK(command[7] == "tbf");
+      CHECK(command[8] == "tbf");
     }
   }
   CHECK(namespaces.size() == 3);
