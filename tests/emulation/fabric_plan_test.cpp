@@ -41,7 +41,7 @@ TEST_CASE("a ring's plan: a veth pair per link, addresses of one /30, everything
     // Every other command names one of the plan's namespaces: nothing is done in the host's own.
     CHECK(command[1] == "-n");
     CHECK(namespaces.count(command[2]) == 1);
-    if (command[0] == "ip" && command.size() > 5 && command[5] == "type") {
+    if (command[0] == "ip" && command.size() > 6 && command[6] == "type") {
       ++veths;
       CHECK(namespaces.count(command.back()) == 1);  // the peer goes straight into the other namespace
     }
