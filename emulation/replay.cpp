@@ -28,6 +28,12 @@ std::vector<protocols::NodeStats> replay_node(const observation::OperationLog& l
       case Operation::wait_sends:
         port.wait_sends();
         break;
+      case Operation::background:  // overlapped work: a port without a second actor does it in order
+        if (charges) port.start_background(op.terms);
+        break;
+      case Operation::await_background:
+        if (charges) port.await_background(op.count);
+        break;
       case Operation::yield:
         port.let_others_run();
         break;
