@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "observation/operation_replay.hpp"
+
 namespace sgdsim::emulation {
 
 using observation::Operation;
@@ -9,47 +11,13 @@ using observation::Operation;
 std::vector<protocols::NodeStats> replay_node(const observation::OperationLog& log, protocols::Port& port,
                                               bool charges) {
   std::vector<protocols::NodeStats> markers;
-  observation::OperationCursor cursor(log);
-  while (!cursor.done()) {
-    const observation::ScheduledOperation& op = cursor.next();
-    switch (op.kind) {
-      case Operation::charge:
-        if (charges) port.charge(op.terms);
-        break;
-      case Operation::send:
-        port.send(op.peer, protocols::Bytes(op.bytes));
-        break;
-      case Operation::silence:
-        port.send_silence(op.peer);
-        break;
-      case Operation::receive:
-        port.receive_or_miss(op.peer);
-        break;
-      case Operation::wait_sends:
-        port.wait_sends();
-        break;
-      case Operation::background:  // overlapped work: a port without a second actor does it in order
-        if (charges) port.start_background(op.terms);
-        break;
-      case Operation::await_background:
-        if (charges) port.await_background(op.count);
-        break;
-      case Operation::yield:
-        port.let_others_run();
-        break;
-      case Operation::now:
-        port.now();
-        break;
-      case Operation::observe: {
-        protocols::NodeStats stats;
-        const double time = port.now();  // first: it completes the work charged so far
-        protocols::take_counters(stats, time, port.counters());
-        stats.triggers = op.learning.triggers;
-        markers.push_back(stats);
-        break;
-      }
-    }
-  }
+  observation::replay_operations(log, port, charges,
+                                 [&](const observation::ScheduledOperation& op, double time) {
+                                   protocols::NodeStats stats;
+                                   protocols::take_counters(stats, time, port.counters());
+                                   stats.triggers = op.learning.triggers;
+                                   markers.push_back(stats);
+                                 });
   return markers;
 }
 

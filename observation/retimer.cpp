@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "observation/operation_replay.hpp"
 #include "observation/outputs.hpp"
 
 namespace sgdsim::observation {
@@ -12,51 +13,15 @@ Retimer::Retimer(const Schedule& schedule, std::ostream& trace)
 }
 
 void Retimer::replay(std::size_t node, protocols::Port& port) {
-  OperationCursor cursor(schedule_.nodes.at(node));
   std::size_t row = 0;
-  while (!cursor.done()) {
-    const ScheduledOperation& op = cursor.next();
-    switch (op.kind) {
-      case Operation::charge:
-        port.charge(op.terms);
-        break;
-      case Operation::send:
-        // Only the size travels: SimGrid charges time for it, and nobody reads the bytes.
-        port.send(op.peer, protocols::Bytes(op.bytes));
-        break;
-      case Operation::silence:
-        port.send_silence(op.peer);
-        break;
-      case Operation::receive:
-        port.receive_or_miss(op.peer);
-        break;
-      case Operation::wait_sends:
-        port.wait_sends();
-        break;
-      case Operation::background:
-        port.start_background(op.terms);
-        break;
-      case Operation::await_background:
-        port.await_background(op.count);
-        break;
-      case Operation::yield:
-        port.let_others_run();
-        break;
-      case Operation::now:
-        port.now();
-        break;
-      case Operation::observe: {
-        protocols::NodeStats stats;
-        const double time = port.now();  // first: it completes the work charged so far
-        protocols::take_counters(stats, time, port.counters());
-        stats.triggers = op.learning.triggers;
-        stats.compression_error = op.learning.compression_error;
-        stats.compressions = op.learning.compressions;
-        observed(row++, node, stats);
-        break;
-      }
-    }
-  }
+  replay_operations(schedule_.nodes.at(node), port, true, [&](const ScheduledOperation& op, double time) {
+    protocols::NodeStats stats;
+    protocols::take_counters(stats, time, port.counters());
+    stats.triggers = op.learning.triggers;
+    stats.compression_error = op.learning.compression_error;
+    stats.compressions = op.learning.compressions;
+    observed(row++, node, stats);
+  });
 }
 
 void Retimer::observed(std::size_t row, std::size_t node, const protocols::NodeStats& stats) {
