@@ -12,6 +12,7 @@
 #include "common/spec.hpp"
 #include "scenarios/wiring/scenario.hpp"
 #include "tests/protocols/cooperative_network.hpp"
+#include "tests/protocols/model_recorder.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -133,15 +134,7 @@ TEST_CASE("ef21 is refused by a protocol that does not step with its estimate") 
 
 namespace {
 
-class Recorder : public protocols::Probe {
- public:
-  bool wants(std::int64_t) const override { return true; }
-  void observe(std::int64_t step, std::size_t node, std::span<const float> model,
-               const protocols::NodeStats&) override {
-    models[{step, node}].assign(model.begin(), model.end());
-  }
-  std::map<std::pair<std::int64_t, std::size_t>, std::vector<float>> models;
-};
+using Recorder = testing::ModelRecorder;
 
 // One sample per node and batches of one: each worker's gradient is a function of the shared model alone.
 json data_parallel(std::size_t nodes, const json& compressor, const std::string& memory) {

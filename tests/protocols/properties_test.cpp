@@ -8,6 +8,7 @@
 #include "common/rng.hpp"
 #include "scenarios/wiring/scenario.hpp"
 #include "tests/protocols/cooperative_network.hpp"
+#include "tests/protocols/model_recorder.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -32,15 +33,7 @@ json base_scenario(std::size_t nodes) {
 }
 
 // Records every node's model at every step.
-class Recorder : public protocols::Probe {
- public:
-  bool wants(std::int64_t) const override { return true; }
-  void observe(std::int64_t step, std::size_t node, std::span<const float> model,
-               const protocols::NodeStats&) override {
-    models[{step, node}].assign(model.begin(), model.end());
-  }
-  std::map<std::pair<std::int64_t, std::size_t>, std::vector<float>> models;
-};
+using Recorder = testing::ModelRecorder;
 
 // A scenario whose protocol ran on the cooperative network, with every node's model at every step recorded.
 struct RecordedRun {

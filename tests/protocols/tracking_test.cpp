@@ -11,21 +11,14 @@
 #include "common/error.hpp"
 #include "scenarios/wiring/scenario.hpp"
 #include "tests/protocols/cooperative_network.hpp"
+#include "tests/protocols/model_recorder.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
 
 namespace {
 
-class Recorder : public protocols::Probe {
- public:
-  bool wants(std::int64_t) const override { return true; }
-  void observe(std::int64_t step, std::size_t node, std::span<const float> model,
-               const protocols::NodeStats&) override {
-    models[{step, node}].assign(model.begin(), model.end());
-  }
-  std::map<std::pair<std::int64_t, std::size_t>, std::vector<float>> models;
-};
+using Recorder = testing::ModelRecorder;
 
 constexpr std::size_t nodes = 5;
 
