@@ -51,22 +51,48 @@ json diloco(int local_steps, double outer_lr, double outer_momentum, bool nester
           {"nesterov", nesterov}};
 }
 
+// The inner AdamW of the hand computation: β = (0.9, 0.95), ε = 1e-6, λ = 0.1, bias-corrected, each
+// worker's moments and step count kept across rounds (`reset`: restarted every round, a broken variant).
+struct InnerAdamw {
+  bool on = false, reset = false;
+};
+
 // DiLoCo by hand, in float as the protocol computes: θ after every step's round end (the models every node
-// holds then), inner SGD x ← x − η∇Fᵢ(x) from θ.
+// holds then), inner SGD x ← x − η∇Fᵢ(x) from θ (or the inner AdamW).
 std::map<std::int64_t, std::vector<float>> by_hand(const scenarios::Scenario& s, int local_steps,
                                                    float outer_lr, float mu, bool nesterov, int steps,
-                                                   const std::vector<float>& initial) {
+                                                   const std::vector<float>& initial, InnerAdamw adamw = {}) {
   const std::size_t d = s.dimension();
   std::vector<float> theta = initial, momentum(d, 0.0f), gradient(d);
-  std::vector<std::vector<float>> x(nodes, theta);
+  std::vector<std::vector<float>> x(nodes, theta), m(nodes, std::vector<float>(d)), v = m;
+  std::vector<int> inner(nodes, 0);
   std::map<std::int64_t, std::vector<float>> rounds;
   for (int t = 0; t < steps; ++t) {
     for (std::size_t i = 0; i < nodes; ++i) {
       const std::vector<std::size_t> batch{s.shards()[i][0]};
       s.model().loss_and_gradient(x[i], s.problem().train, batch, gradient);
-      for (std::size_t c = 0; c < d; ++c) x[i][c] -= 0.1f * gradient[c];
+      if (!adamw.on) {
+        for (std::size_t c = 0; c < d; ++c) x[i][c] -= 0.1f * gradient[c];
+        continue;
+      }
+      const int k = ++inner[i];
+      const double b1 = 1 - std::pow(0.9, k), b2 = 1 - std::pow(0.95, k);
+      for (std::size_t c = 0; c < d; ++c) {
+        x[i][c] *= static_cast<float>(1 - 0.1 * 0.1);
+        m[i][c] = 0.9f * m[i][c] + 0.1f * gradient[c];
+        v[i][c] = 0.95f * v[i][c] + 0.05f * gradient[c] * gradient[c];
+        x[i][c] -= static_cast<float>(0.1 / b1) * m[i][c] /
+                   (std::sqrt(v[i][c]) / static_cast<float>(std::sqrt(b2)) + 1e-6f);
+      }
     }
     if ((t + 1) % local_steps != 0 && t + 1 != steps) continue;
+    if (adamw.reset) {
+      for (std::size_t i = 0; i < nodes; ++i) {
+        inner[i] = 0;
+        m[i].assign(d, 0.0f);
+        v[i].assign(d, 0.0f);
+      }
+    }
     for (std::size_t c = 0; c < d; ++c) {
       float delta = 0;
       for (std::size_t i = 0; i < nodes; ++i) delta += (theta[c] - x[i][c]) / static_cast<float>(nodes);
@@ -135,4 +161,20 @@ TEST_CASE("a diloco round sends each worker's pseudo-gradient once: (n − 1) fp
     CHECK(recorded.network.counters(i).messages == 4 * (nodes - 1));
     CHECK(recorded.network.counters(i).payload_bytes == 4 * (nodes - 1) * 4 * d);
   }
+}
+
+TEST_CASE("diloco's inner adamw keeps each worker's moments across rounds, as the paper's inner optimizer") {
+  json algorithm = diloco(3, 0.7, 0.9, true, 15);
+  algorithm["optimizer"] = {{"kind", "adamw"}, {"beta2", 0.95}, {"epsilon", 1e-6}, {"weight_decay", 0.1}};
+  RecordedRun recorded(algorithm);
+  const std::vector<float>& initial = recorded.recorder.models.at({0, 0});
+  const auto kept = by_hand(recorded.run, 3, 0.7f, 0.9f, true, 15, initial, {true, false});
+  const auto reset = by_hand(recorded.run, 3, 0.7f, 0.9f, true, 15, initial, {true, true});
+  double gap = 0;
+  for (const auto& [t, theta] : kept) {
+    for (std::size_t i = 0; i < nodes; ++i)
+      CHECK(distance(recorded.recorder.models.at({t, i}), theta) < 1e-5);
+    gap = std::max(gap, distance(recorded.recorder.models.at({t, 0}), reset.at(t)));
+  }
+  CHECK(gap > 1e-3);
 }

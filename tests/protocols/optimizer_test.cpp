@@ -1,6 +1,7 @@
 // The local optimizer: its updates against their formulas, per-node state, and its keys.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <vector>
 
 #include "../learning/helpers.hpp"
@@ -85,4 +86,75 @@ TEST_CASE("coupled weight decay can be taken at another point than the weights i
   const std::vector<float> g = {1.0f}, before = {2.0f};
   o.step(0, x, 0.1, g, before);
   CHECK(x[0] == Approx(3.0 - 0.1 * (1.0 + 0.5 * 2.0)));
+}
+
+namespace {
+// AdamW in double, as PyTorch writes it: one coordinate, constant gradient sequence `gs`.
+double adamw_oracle(double x, const std::vector<double>& gs, double eta, double lambda, double b1, double b2,
+                    double eps, bool correct) {
+  double m = 0, v = 0;
+  for (std::size_t t = 1; t <= gs.size(); ++t) {
+    const double g = gs[t - 1];
+    x *= 1 - eta * lambda;
+    m = b1 * m + (1 - b1) * g;
+    v = b2 * v + (1 - b2) * g * g;
+    const double c1 = correct ? 1 - std::pow(b1, static_cast<double>(t)) : 1;
+    const double c2 = correct ? 1 - std::pow(b2, static_cast<double>(t)) : 1;
+    x -= eta / c1 * m / (std::sqrt(v) / std::sqrt(c2) + eps);
+  }
+  return x;
+}
+}  // namespace
+
+TEST_CASE("AdamW follows PyTorch's update, with and without bias correction, one state per node") {
+  const std::vector<double> gs = {0.5, -0.25, 1.0, 0.125};
+  for (const bool correct : {true, false}) {
+    OptimizerSettings adamw;
+    adamw.adamw = true;
+    adamw.decoupled = true;
+    adamw.weight_decay = 0.1;
+    adamw.beta1 = 0.8;
+    adamw.beta2 = 0.9;
+    adamw.epsilon = 1e-3;
+    adamw.bias_correction = correct;
+    Optimizer o(adamw, 2, 1);
+    std::vector<float> x = {2.0f}, other = {2.0f};
+    for (const double g : gs) {
+      const std::vector<float> gf = {static_cast<float>(g)};
+      o.step(0, x, 0.05, gf);
+    }
+    CHECK(x[0] == Approx(adamw_oracle(2.0, gs, 0.05, 0.1, 0.8, 0.9, 1e-3, correct)).epsilon(1e-6));
+    // Node 1 starts from its own zero moments and step count.
+    o.step(1, other, 0.05, std::vector<float>{0.5f});
+    CHECK(other[0] == Approx(adamw_oracle(2.0, {0.5}, 0.05, 0.1, 0.8, 0.9, 1e-3, correct)).epsilon(1e-6));
+  }
+  // The first bias-corrected step moves every coordinate by about η whatever the gradient's scale.
+  OptimizerSettings plain_adam;
+  plain_adam.adamw = true;
+  Optimizer a(plain_adam, 1, 2);
+  std::vector<float> x = {0.0f, 0.0f};
+  a.step(0, x, 0.01, std::vector<float>{1e-3f, -50.0f});
+  CHECK(x[0] == Approx(-0.01).epsilon(1e-4));
+  CHECK(x[1] == Approx(0.01).epsilon(1e-4));
+  CHECK(a.vector_passes() == 7);
+}
+
+TEST_CASE("optimizer keys: adamw takes its own keys and refuses SGD's") {
+  using sgdsim::learning::testing::SpecHolder;
+  SpecHolder adamw(R"({"kind": "adamw", "beta2": 0.95, "weight_decay": 0.1})", "$.algorithm.optimizer",
+                   optimizer_keys());
+  const OptimizerSettings s = read_optimizer(adamw.spec);
+  CHECK(s.adamw);
+  CHECK(s.decoupled);
+  CHECK(s.beta1 == 0.9);
+  CHECK(s.beta2 == 0.95);
+  CHECK(s.epsilon == 1e-8);
+  CHECK(s.bias_correction);
+  CHECK_FALSE(s.plain());
+  SpecHolder mixed(R"({"kind": "adamw", "momentum": 0.9})", "$.algorithm.optimizer", optimizer_keys());
+  CHECK_THROWS_WITH(read_optimizer(mixed.spec), Catch::Contains("momentum"));
+  SpecHolder sgd_beta(R"({"beta1": 0.9})", "$.algorithm.optimizer", optimizer_keys());
+  CHECK_THROWS_WITH(read_optimizer(sgd_beta.spec), Catch::Contains("beta1"));
+  SpecHolder range(R"({"kind": "adamw", "beta2": 1})", "$.algorithm.optimizer", optimizer_keys());
+  CHECK_THROWS_WITH(read_optimizer(range.spec), Catch::Contains("$.algorithm.optimizer.beta2"));
 }
