@@ -36,6 +36,8 @@ const std::map<std::string, json>& algorithms() {
       {"beer",
        {{"kind", "beer"}, {"consensus_step", 0.3}, {"compressor", {{"kind", "topk"}, {"fraction", 0.1}}}}},
       {"data_parallel", {{"kind", "data_parallel"}, {"compressor", {{"kind", "qsgd"}, {"levels", 4}}}}},
+      // ε 1e-2: the blank pixels' weights have v = 0, and the 1-bit momentum moves them by η·scale/ε.
+      {"onebit_adam", {{"kind", "onebit_adam"}, {"warmup_steps", 3}, {"epsilon", 1e-2}}},
   };
   return table;
 }
