@@ -3,7 +3,9 @@
 // vectors with a randomized Hadamard transform of a shared seed, quantize them to b-bit indices in that frame
 // (algorithms/compression/thc.hpp), and all-reduce the *indices* as integers: a reduce-scatter whose partial
 // sums of k workers travel on sum_width(q, k) bits a coordinate and are added without decoding, then an
-// all-gather of the finished sums. Each node decodes the sum once, −t + (S/n)Δ, and rotates it back.
+// all-gather of the finished sums. Each node decodes the sum once, −t + (S/n)Δ, and rotates it back. With
+// error feedback (the authors' code's `ef`) a worker quantizes g + e and keeps e ← (g + e) − its own decoded
+// vector.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -26,17 +28,21 @@ class ThcAllreduce final : public Collective {
  public:
   bool sends_message() const override { return false; }
   ThcAllreduce(const CollectiveSetup& setup, unsigned bits, double overflow, std::uint64_t seed,
-               std::vector<std::size_t> ring)
+               bool error_feedback, std::vector<std::size_t> ring)
       : setup_(setup),
         bits_(bits),
         overflow_(overflow),
+        error_feedback_(error_feedback),
         rotation_(setup.dimension, seed),
         ring_(std::move(ring)),
         position_(ring_.size()),
         sums_(setup.nodes),
         rotated_(rotation_.padded()),
         received_(rotation_.padded()),
-        mean_(rotation_.padded()) {
+        mean_(rotation_.padded()),
+        errors_(error_feedback ? setup.nodes : 0),
+        compensated_(setup.dimension),
+        decoded_(setup.dimension) {
     for (std::size_t p = 0; p < ring_.size(); ++p) position_[ring_[p]] = p;
     const auto padded = static_cast<double>(rotation_.padded());
     const double transform = padded * std::log2(std::max(padded, 2.0));
@@ -46,6 +52,10 @@ class ThcAllreduce final : public Collective {
     encode_ = {prices.floats(Work::encode), 2 * transform + 2 * padded};
     // The affine decode (reads D, writes D), then the inverse rotation.
     decode_ = {prices.floats(Work::decode), 2 * transform + 2 * padded};
+    // Error feedback: g + e (reads two, writes one), the own decode and inverse rotation, e (reads two,
+    // writes one), as the memory's arithmetic.
+    feedback_ = {prices.floats(Work::encode),
+                 2 * transform + 2 * padded + 6 * static_cast<double>(setup.dimension)};
     mixing_ = prices.floats(Work::mixing);
   }
 
@@ -55,8 +65,16 @@ class ThcAllreduce final : public Collective {
     const std::size_t i = position_[node];
     const std::size_t next = ring_[(i + 1) % n], previous = ring_[(i + n - 1) % n];
     // The frame: the largest norm, passed around the ring (an all-gather of one float per node).
+    std::vector<float>* error = nullptr;
+    if (error_feedback_) {
+      error = &errors_[node];
+      if (error->empty()) error->assign(own.size(), 0.0f);
+    }
     double squares = 0;
-    for (const float v : own) squares += static_cast<double>(v) * v;
+    for (std::size_t c = 0; c < own.size(); ++c) {
+      const double v = error ? own[c] + (*error)[c] : own[c];
+      squares += v * v;
+    }
     float largest = static_cast<float>(std::sqrt(squares)), passing = largest;
     port.charge(norm_);
     for (std::size_t s = 0; s + 1 < n; ++s) {
@@ -79,8 +97,20 @@ class ThcAllreduce final : public Collective {
     // This node's indices: its rotated vector quantized in the shared frame.
     std::vector<std::uint32_t>& sums = sums_[node];
     sums.resize(rotation_.padded());
-    rotation_.forward(own, rotated_);
+    std::span<const float> input = own;
+    if (error) {
+      for (std::size_t c = 0; c < own.size(); ++c) compensated_[c] = own[c] + (*error)[c];
+      input = compensated_;
+    }
+    rotation_.forward(input, rotated_);
     compression::thc_quantize(rotated_, frame, rng, sums);
+    if (error) {
+      // What this worker's indices mean alone, in the shared frame: the error is what they miss.
+      compression::thc_decode_sums(sums, 1, frame, mean_);
+      rotation_.inverse(mean_, decoded_);
+      for (std::size_t c = 0; c < own.size(); ++c) (*error)[c] = compensated_[c] - decoded_[c];
+      port.charge(feedback_);
+    }
     port.charge(encode_);
     if (n > 1) {
       // Reduce-scatter: position i sends its partial sum of chunk i − s (s + 1 workers' indices) and adds
@@ -138,6 +168,7 @@ class ThcAllreduce final : public Collective {
   CollectiveSetup setup_;
   unsigned bits_;
   double overflow_;
+  bool error_feedback_;
   compression::RandomizedHadamard rotation_;
   std::vector<std::size_t> ring_, position_;
   std::vector<std::vector<std::uint32_t>> sums_;  // per node: its indices, then the sums
@@ -145,7 +176,9 @@ class ThcAllreduce final : public Collective {
   std::vector<float> rotated_;
   std::vector<std::uint32_t> received_;
   std::vector<float> mean_;
-  Charge norm_, encode_, decode_;
+  std::vector<std::vector<float>> errors_;    // per node, with error feedback
+  std::vector<float> compensated_, decoded_;  // shared scratch, as above
+  Charge norm_, encode_, decode_, feedback_;
   PriceId mixing_ = 0;
 };
 
@@ -168,7 +201,12 @@ const bool registered = collectives().add(
           .below(0.5),
       keys::integer("rotation_seed", "The seed of the rotation's signs, shared by every worker.")
           .fallback_to(1)
-          .at_least(0)},
+          .at_least(0),
+      keys::boolean(
+          "error_feedback",
+          "Each worker quantizes g + e and keeps e ← (g + e) − its own decoded vector (the authors' "
+          "code's default); false: the unbiased estimator (clipping aside).")
+          .fallback_to(false)},
      {}},
     [](Spec& spec, const CollectiveSetup& setup) {
       const auto* format = dynamic_cast<const compression::FloatFormat*>(setup.compressor);
@@ -186,7 +224,7 @@ const bool registered = collectives().add(
         for (std::size_t i = 0; i < setup.nodes; ++i) ring.push_back(i);
       return std::make_unique<ThcAllreduce>(setup, bits, spec.number("overflow"),
                                             static_cast<std::uint64_t>(spec.integer("rotation_seed")),
-                                            std::move(ring));
+                                            spec.boolean("error_feedback"), std::move(ring));
     });
 
 }  // namespace

@@ -134,3 +134,96 @@ TEST_CASE("thc refuses a workers' compressor other than none, naming where it is
           spec, {3, 10, fp16.get(), {}, &free_work, nullptr, "test: $.algorithm.compressor", {}}),
       Catch::Contains("test: $.algorithm.compressor") && Catch::Contains("\"none\""));
 }
+
+namespace {
+// Two rounds on the same collective: node i contributes first[i], then second[i], with one stream Rng(i).
+class TwoRounds : public protocols::Protocol {
+ public:
+  TwoRounds(protocols::Collective& collective, std::vector<std::vector<float>> first,
+            std::vector<std::vector<float>> second)
+      : collective_(collective),
+        first(std::move(first)),
+        second(std::move(second)),
+        outputs(this->first.size()) {}
+  void run(std::size_t i, protocols::Port& port) override {
+    Rng rng(i);
+    std::vector<float> scratch(first[i].size());
+    collective_.average(i, {}, first[i], rng, scratch, port);
+    outputs[i].assign(first[i].size(), -1.0f);
+    collective_.average(i, {}, second[i], rng, outputs[i], port);
+  }
+  protocols::Collective& collective_;
+  std::vector<std::vector<float>> first, second, outputs;
+};
+
+// One round of THC by hand: the inputs (already compensated), each worker's stream; returns the decoded sum
+// and leaves each worker's own decoded vector in `own`.
+std::vector<float> thc_by_hand(const std::vector<std::vector<float>>& inputs, std::vector<Rng>& rngs,
+                               const compression::RandomizedHadamard& rotation, unsigned bits,
+                               std::vector<std::vector<float>>& own) {
+  const std::size_t n = inputs.size(), d = inputs[0].size(), padded = rotation.padded();
+  float largest = 0;
+  for (const auto& x : inputs) {
+    double squares = 0;
+    for (const float v : x) squares += static_cast<double>(v) * v;
+    largest = std::max(largest, static_cast<float>(std::sqrt(squares)));
+  }
+  const compression::ThcFrame frame = compression::thc_frame(largest, padded, 1e-4, bits);
+  std::vector<std::uint32_t> sums(padded, 0), indices(padded);
+  std::vector<float> rotated(padded), level(padded);
+  own.assign(n, std::vector<float>(d));
+  for (std::size_t i = 0; i < n; ++i) {
+    rotation.forward(inputs[i], rotated);
+    compression::thc_quantize(rotated, frame, rngs[i], indices);
+    compression::thc_decode_sums(indices, 1, frame, level);
+    rotation.inverse(level, own[i]);
+    for (std::size_t c = 0; c < padded; ++c) sums[c] += indices[c];
+  }
+  compression::thc_decode_sums(sums, n, frame, level);
+  std::vector<float> mean(d);
+  rotation.inverse(level, mean);
+  return mean;
+}
+}  // namespace
+
+TEST_CASE("thc with error feedback quantizes g + e, e being what the worker's own indices missed") {
+  const std::size_t n = 3, d = 20;
+  Rng draw(5);
+  std::vector<std::vector<float>> first(n, std::vector<float>(d)), second = first;
+  for (auto* round : {&first, &second})
+    for (auto& x : *round)
+      for (float& v : x) v = static_cast<float>(draw.normal());
+  auto run_two = [&](bool feedback) {
+    const std::unique_ptr<compression::Compressor> fp32 = compression::make_compressor(R"({"kind": "none"})");
+    json value = {{"kind", "thc"}, {"bits", 2}, {"error_feedback", feedback}}, resolved;
+    Spec spec = Spec::of_family(value, "test", "$.algorithm.collective", resolved, protocols::collectives());
+    const std::unique_ptr<protocols::Collective> collective = protocols::make_collective(
+        spec, {n, d, fp32.get(), {}, &free_work, nullptr, "test: $.algorithm.compressor", {}});
+    TwoRounds rounds(*collective, first, second);
+    testing::CooperativeNetwork network(n);
+    network.run(rounds);
+    return rounds.outputs;
+  };
+  const compression::RandomizedHadamard rotation(d, 1);
+  std::vector<Rng> rngs;
+  for (std::size_t i = 0; i < n; ++i) rngs.emplace_back(i);
+  std::vector<std::vector<float>> own;
+  thc_by_hand(first, rngs, rotation, 2, own);
+  std::vector<std::vector<float>> compensated = second;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < d; ++c) compensated[i][c] = second[i][c] + (first[i][c] - own[i][c]);
+  const std::vector<float> expected = thc_by_hand(compensated, rngs, rotation, 2, own);
+  const auto with = run_two(true);
+  for (std::size_t i = 0; i < n; ++i) {
+    double worst = 0;
+    for (std::size_t c = 0; c < d; ++c)
+      worst = std::max(worst, static_cast<double>(std::abs(with[i][c] - expected[c])));
+    CHECK(worst < 1e-5);
+  }
+  // Without it the second round quantizes g alone: another result.
+  const auto without = run_two(false);
+  double gap = 0;
+  for (std::size_t c = 0; c < d; ++c)
+    gap = std::max(gap, static_cast<double>(std::abs(without[0][c] - expected[c])));
+  CHECK(gap > 1e-2);
+}

@@ -238,7 +238,7 @@ std::vector<Case> representative_cases() {
       {"data_parallel_thc",
        edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
                                               "collective": {"kind": "thc", "bits": 3, "overflow": 1e-3,
-                                                             "rotation_seed": 5}})")}})},
+                                                             "rotation_seed": 5, "error_feedback": true}})")}})},
       {"data_parallel_memory_none",
        edit(base(), {{"/algorithm", parse(R"({"kind": "data_parallel", "steps": 5, "lr": 0.1,
                                               "memory": {"kind": "none"}})")}})},
