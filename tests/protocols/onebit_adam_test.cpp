@@ -18,14 +18,14 @@ namespace {
 constexpr std::size_t nodes = 4;
 constexpr float eta = 0.01f;
 
-json scenario(const json& algorithm) {
+json scenario(const json& algorithm, int features = 9) {
   return {{"seed", 3},
           {"network", {{"topology", {{"kind", "ring"}, {"nodes", nodes}}}}},
           {"data",
            {{"dataset", "synthetic"},
             {"kind", "linear"},
             {"samples", nodes},
-            {"features", 9},
+            {"features", features},
             {"noise", 0.5},
             {"partition", "label_sorted"},
             {"batch_size", 1}}},
@@ -35,7 +35,8 @@ json scenario(const json& algorithm) {
 }
 
 struct RecordedRun {
-  explicit RecordedRun(const json& algorithm) : run(scenario(algorithm), "test", "."), network(nodes) {
+  explicit RecordedRun(const json& algorithm, int features = 9)
+      : run(scenario(algorithm, features), "test", "."), network(nodes) {
     run.environment().probe = &recorder;
     network.run(run.protocol());
   }
@@ -170,6 +171,7 @@ TEST_CASE("a 1-bit adam step after the warm-up sends 2(n − 1) messages of a sc
   RecordedRun longer(onebit(2, 9));
   const std::size_t d = longer.run.dimension();
   auto bytes = [&](std::size_t j) { return 4 + (d / nodes + (j < d % nodes ? 1 : 0) + 7) / 8; };
+  CHECK(d >= nodes);
   for (std::size_t i = 0; i < nodes; ++i) {
     // To each other worker its chunk of ĉᵢ; from its own chunk's server, ẑᵢ to each other worker.
     std::size_t per_step = 0;
@@ -178,5 +180,32 @@ TEST_CASE("a 1-bit adam step after the warm-up sends 2(n − 1) messages of a sc
     CHECK(longer.network.counters(i).messages - warmup.network.counters(i).messages == 7 * 2 * (nodes - 1));
     CHECK(longer.network.counters(i).payload_bytes - warmup.network.counters(i).payload_bytes ==
           7 * per_step);
+  }
+}
+
+TEST_CASE("1-bit adam with fewer coordinates than workers: empty chunks travel as empty messages") {
+  RecordedRun recorded(onebit(2, 8), 2);
+  const std::size_t d = recorded.run.dimension();
+  REQUIRE(d < nodes);
+  const std::vector<float>& initial = recorded.recorder.models.at({0, 0});
+  const auto paper = by_hand(recorded.run, 2, 8, initial);
+  for (const auto& [t, x] : paper) {
+    for (std::size_t i = 1; i < nodes; ++i)
+      CHECK(recorded.recorder.models.at({t, i}) == recorded.recorder.models.at({t, 0}));
+    CHECK(distance(recorded.recorder.models.at({t, 0}), x) < 1e-5);
+  }
+  // Node i's messages after the warm-up: its chunk j to each other worker j and its own chunk back to them,
+  // 4 + ⌈k/8⌉ bytes for a chunk of k > 0 coordinates, nothing for an empty one.
+  RecordedRun warmup(onebit(2, 2), 2);
+  auto bytes = [&](std::size_t j) {
+    const std::size_t k = d / nodes + (j < d % nodes ? 1 : 0);
+    return k == 0 ? 0 : 4 + (k + 7) / 8;
+  };
+  for (std::size_t i = 0; i < nodes; ++i) {
+    std::size_t per_step = 0;
+    for (std::size_t j = 0; j < nodes; ++j)
+      if (j != i) per_step += bytes(j) + bytes(i);
+    CHECK(recorded.network.counters(i).payload_bytes - warmup.network.counters(i).payload_bytes ==
+          6 * per_step);
   }
 }
