@@ -20,6 +20,9 @@ keys::Registry<CompressorFactory>& compressors() {
        {"float_format",
         "Sends every coordinate as a float of one format (float_format.hpp): the all-reduce collectives "
         "sum and forward it."},
+       {"shares_scales",
+        "Its per-bucket scale may be any bound of the bucket's magnitudes, so data-parallel workers can "
+        "share the maximum of theirs (TernGrad's scaler sharing, data_parallel share_scales)."},
        {"wants_error_feedback",
         "Biased: its paper runs it with error feedback; a run without memory \"error_feedback\" warns."}});
   return family;

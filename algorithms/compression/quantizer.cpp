@@ -188,10 +188,11 @@ double Quantizer::entropy_bits(std::span<const float> values, Rng& rng) const {
   return bits;
 }
 
-void Quantizer::encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer) const {
+void Quantizer::encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer,
+                                    float scale) const {
   const std::size_t n = values.size();
   const unsigned width = table_.index_bits();
-  const float norm = bucket_norm(values, config_.norm, config_.method);
+  const float norm = scale >= 0.0f ? scale : bucket_norm(values, config_.norm, config_.method);
   writer.reserve(32 + n * width);
   writer.write_float(norm);
   BitCursor cursor = writer.cursor();
@@ -217,6 +218,32 @@ void Quantizer::encode_fixed(std::span<const float> values, Rng& rng, Bytes& out
   for_each_bucket(values.size(), [&](std::size_t begin, std::size_t n) {
     encode_fixed_bucket(values.subspan(begin, n), rng, writer);
   });
+  writer.finish();
+}
+
+void Quantizer::bucket_scales(std::span<const float> values, std::vector<float>& scales) const {
+  if (!shares_scales()) throw std::logic_error(config_.method + ": scales are shared only by max-abs norms");
+  scales.clear();
+  for_each_bucket(values.size(), [&](std::size_t begin, std::size_t n) {
+    scales.push_back(bucket_norm(values.subspan(begin, n), config_.norm, config_.method));
+  });
+}
+
+void Quantizer::encode_with_scales(std::span<const float> values, std::span<const float> scales, Rng& rng,
+                                   Bytes& out) const {
+  if (!shares_scales()) throw std::logic_error(config_.method + ": scales are shared only by max-abs norms");
+  index_buffer.resize(std::max(bucket_size(values.size()), chunk));
+  BitWriter writer(out);
+  std::size_t b = 0;
+  for_each_bucket(values.size(), [&](std::size_t begin, std::size_t n) {
+    if (b >= scales.size()) throw std::invalid_argument(config_.method + ": fewer scales than buckets");
+    const float scale = scales[b++];
+    // A scale below the bucket's own would round past the outer level: the caller's error.
+    if (!(scale >= bucket_norm(values.subspan(begin, n), config_.norm, config_.method)))
+      throw std::invalid_argument(config_.method + ": a shared scale below its bucket's max |x|");
+    encode_fixed_bucket(values.subspan(begin, n), rng, writer, scale);
+  });
+  if (b != scales.size()) throw std::invalid_argument(config_.method + ": more scales than buckets");
   writer.finish();
 }
 

@@ -55,6 +55,14 @@ class Quantizer final : public Compressor {
                std::vector<float>& norms) const;
   // The empirical entropy in bits of those symbols: n·H(level indices) + 32 per bucket norm.
   double entropy_bits(std::span<const float> values, Rng& rng) const;
+  // Scaler sharing (TernGrad, Wen et al. 2017), for max-abs norms at fixed width: each bucket's scale
+  // max |x_i| in bucket order, and the encoding with given scales, each at least its bucket's max |x_i| (the
+  // rounding stays unbiased), written as the bucket's scale. Workers that encode with the maximum of their
+  // scales send levels that agree.
+  bool shares_scales() const { return config_.norm == Norm::max_abs && config_.coding == Coding::fixed; }
+  void bucket_scales(std::span<const float> values, std::vector<float>& scales) const;
+  void encode_with_scales(std::span<const float> values, std::span<const float> scales, Rng& rng,
+                          Bytes& out) const;
   // Calls f(begin, n) for every bucket of a d-vector in order: flat, or within each tensor of layout().
   template <typename F>
   void for_each_bucket(std::size_t dimension, F&& f) const;
@@ -74,7 +82,9 @@ class Quantizer final : public Compressor {
   void decode_zstd(std::span<const std::uint8_t> message, std::size_t start, std::span<float> out) const;
   // Rounds one bucket into level indices; returns its float32 norm (0 leaves `indices` at the zero level).
   float round_bucket(std::span<const float> values, Rng& rng, std::uint16_t* indices) const;
-  void encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer) const;
+  // `scale`: the bucket's norm, or, when not negative, the given (shared) scale.
+  void encode_fixed_bucket(std::span<const float> values, Rng& rng, BitWriter& writer,
+                           float scale = -1.0f) const;
   void decode_bucket_fixed(BitReader& in, std::span<float> out, float scale) const;
   void decode_bucket_elias(BitReader& in, std::span<float> out, float scale) const;
 

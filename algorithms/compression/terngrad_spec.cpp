@@ -17,7 +17,7 @@ const bool registered = compressors().add(
      {keys::integer("bucket", "Coordinates per bucket, each with its own scale (0: one bucket).")
           .fallback_to(0)
           .between(0, 2147483648.0)},
-     {"codes_values"},
+     {"codes_values", "shares_scales"},
      {json::parse(R"({"kind": "terngrad"})"), json::parse(R"({"kind": "terngrad", "bucket": 20})")}},
     [](Spec& spec) {
       QuantizerConfig c;

@@ -1,5 +1,7 @@
 #include "algorithms/protocols/collective.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -25,6 +27,44 @@ ChunkPrices::ChunkPrices(const CollectiveSetup& setup, const compression::FloatF
       decode(
           setup.prices->codec(Work::decode, {{"kind", std::string(format.kind())}}, setup.compressor_where)),
       mixing(setup.prices->floats(Work::mixing)) {}
+
+namespace {
+
+protocols::Bytes float32_bytes(std::span<const float> values) {
+  protocols::Bytes bytes(4 * values.size());
+  std::memcpy(bytes.data(), values.data(), bytes.size());  // little-endian hosts (as every format here)
+  return bytes;
+}
+
+// values = max(values, the float32 values in `bytes`); a message of the wrong length is a protocol bug.
+void take_maximum(std::span<float> values, const protocols::Bytes& bytes) {
+  if (bytes.size() != 4 * values.size()) throw std::logic_error("a maximum's message has the wrong length");
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    float other;
+    std::memcpy(&other, bytes.data() + 4 * k, 4);
+    values[k] = std::max(values[k], other);
+  }
+}
+
+// Receives the values of every node but i (node order) and keeps the maximum.
+void maximum_of_received(std::size_t nodes, std::size_t i, std::span<float> values, const Charge& compare,
+                         protocols::Port& port) {
+  for (std::size_t j = 0; j < nodes; ++j) {
+    if (j == i) continue;
+    protocols::Received received = port.receive_or_miss(j);
+    if (received.status != protocols::Received::Status::message) continue;  // lost: the maximum of the rest
+    take_maximum(values, received.bytes);
+    port.charge(compare);
+  }
+}
+
+}  // namespace
+
+void Collective::maximum(std::size_t, std::span<float>, const Charge&, protocols::Port&) {
+  // Only the collectives that carry compressed messages (allgather, parameter_server) meet compressors
+  // with scales; the all-reduce ones take float formats alone.
+  throw std::logic_error("this collective takes no maximum");
+}
 
 namespace {
 
@@ -78,6 +118,14 @@ class Allgather final : public Collective {
     average_in_node_order(setup_, charges_, i, own, decoded_, average, port);
     port.wait_sends();
   }
+  void maximum(std::size_t i, std::span<float> values, const Charge& compare,
+               protocols::Port& port) override {
+    const protocols::Bytes mine = float32_bytes(values);
+    for (std::size_t j = 0; j < setup_.nodes; ++j)
+      if (j != i) port.send(j, mine);
+    maximum_of_received(setup_.nodes, i, values, compare, port);
+    port.wait_sends();
+  }
 
  private:
   CollectiveSetup setup_;
@@ -123,6 +171,24 @@ class ParameterServer final : public Collective {
     // encoding in a deployment: not charged).
     decode(*reply_.compressor, reply, average, setup_.clock);
     port.charge(reply_.encode);
+    for (std::size_t j = 0; j < setup_.nodes; ++j)
+      if (j != i) port.send(j, reply);
+    port.wait_sends();
+  }
+  // Through the server, as the averages: the workers' values up, their maximum back.
+  void maximum(std::size_t i, std::span<float> values, const Charge& compare,
+               protocols::Port& port) override {
+    if (i != server_) {
+      port.send(server_, float32_bytes(values));
+      port.wait_sends();
+      protocols::Received reply = port.receive_or_miss(server_);
+      if (reply.status == protocols::Received::Status::message)
+        take_maximum(values, reply.bytes);  // no reply: the worker keeps its own values
+      port.charge(compare);
+      return;
+    }
+    maximum_of_received(setup_.nodes, i, values, compare, port);
+    const protocols::Bytes reply = float32_bytes(values);
     for (std::size_t j = 0; j < setup_.nodes; ++j)
       if (j != i) port.send(j, reply);
     port.wait_sends();

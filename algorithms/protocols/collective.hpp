@@ -49,6 +49,11 @@ class Collective {
   // vector — the same floats on every node, so that replicas stay identical.
   virtual void average(std::size_t i, const protocols::Bytes& message, std::span<const float> own, Rng& rng,
                        std::span<float> average, protocols::Port& port) = 0;
+  // Node i's part of an element-wise maximum of every node's `values` (TernGrad's shared scales), left in
+  // `values`, the same floats on every node. The values travel as float32; `compare` is the charge of taking
+  // the maximum with one other node's values. By default every node sends its values to every other; on a
+  // lossy network the maximum is over those that arrived.
+  virtual void maximum(std::size_t i, std::span<float> values, const Charge& compare, protocols::Port& port);
   // False for collectives that never send `message` (they encode their own chunks): the worker's encode of
   // the whole vector is then not work a deployment does, and is not charged.
   virtual bool sends_message() const { return true; }

@@ -84,6 +84,18 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
                                      environment.prices.get(), environment.clock, spec.where("compressor"),
                                      encoders_.compressor().layout(), environment.topology});
   }
+  const keys::Kind* compressor_kind = compression::compressors().find(encoders_.kind());
+  share_scales_ =
+      spec.boolean("share_scales", compressor_kind && compressor_kind->has("shares_scales") && collective_);
+  if (share_scales_ && !encoders_.shares_scales())
+    spec.fail("share_scales",
+              "the workers share a maximum of per-bucket max-abs scales, which needs a compressor "
+              "that quantizes on them at fixed width (" +
+                  quoted_list(compression::compressors().kind_names("shares_scales")) +
+                  "; qsgdinf with coding \"fixed\"), not \"" + encoders_.kind() + "\"");
+  if (share_scales_ && !collective_)
+    spec.fail("share_scales", "overlapped buckets send floats, which have no scales; set \"overlap\": false");
+  compare_ = environment.prices->floats(Work::mixing);
   vote_ = {environment.prices->floats(Work::mixing),
            2.0 * static_cast<double>(d)};  // reads and writes the mean
   const keys::Kind* kind = compression::compressors().find(encoders_.kind());
@@ -111,7 +123,15 @@ void DataParallel::run(std::size_t i, protocols::Port& port) {
       overlapped_step(i, t, batches, port);
       continue;
     }
-    encoders_.encode(i, local_.gradient(i, node.x, batches, port), node.bytes, node.own, node.stats);
+    const std::span<const float> gradient = local_.gradient(i, node.x, batches, port);
+    if (share_scales_) {
+      encoders_.encode_shared(i, gradient, node.bytes, node.own, node.stats, [&](std::vector<float>& scales) {
+        // Reads both vectors and writes the maximum.
+        collective_->maximum(i, scales, {compare_, 3.0 * static_cast<double>(scales.size())}, port);
+      });
+    } else {
+      encoders_.encode(i, gradient, node.bytes, node.own, node.stats);
+    }
     // A collective that encodes its own chunks charges those; the whole-vector encode above only yields
     // `own`.
     port.charge(collective_->sends_message() ? encoders_.encode_charge() : encoders_.memory_charge());
@@ -171,6 +191,14 @@ std::vector<keys::Key> data_parallel_keys() {
                               "\"mean\": step along the average of the decoded gradients; \"majority_vote\": "
                               "along its sign, the majority vote of sign messages (signsgd, signum).")
                      .fallback_to("mean"));
+  keys.push_back(
+      keys::boolean("share_scales",
+                    "TernGrad's scaler sharing (Wen et al. 2017): before each step the workers take "
+                    "the maximum of their per-bucket scales through the collective (one float32 "
+                    "per bucket from each worker, charged in bits and time) and all quantize with "
+                    "it, so that their levels agree (docs/compression.md).")
+          .computed_default("true when the compressor's kind shares scales (terngrad) and the "
+                            "gradient is averaged whole (no overlap)"));
   keys.push_back(keys::boolean("overlap",
                                "Overlap the averaging with the backward pass as PyTorch DDP does: the "
                                "gradient's buckets (bucket_cap) are averaged in backward order, each as soon "

@@ -20,6 +20,10 @@ namespace sgdsim::protocols {
 // gradients are ready, while the backward pass goes on; the step waits for every bucket. Buckets of
 // float-format messages (none, fp16, bf16) are the same coordinates as the whole vector's, so what every node
 // computes does not change (up to the order of the ring collectives' sums).
+//
+// With `share_scales` (TernGrad, Wen et al. 2017) the workers first take the element-wise maximum of their
+// per-bucket scales through the collective (one float32 per bucket from each worker), and all ternarise with
+// it, so that their levels agree.
 class DataParallel : public Protocol {
  public:
   DataParallel(Spec& spec, const Environment& environment);
@@ -46,7 +50,9 @@ class DataParallel : public Protocol {
   std::unique_ptr<Collective> collective_;
   Charge vote_;  // the majority vote's sign of the mean
   bool majority_vote_ = false;
-  std::vector<Bucket> buckets_;                       // with overlap, in backward order; empty otherwise
+  bool share_scales_ = false;    // TernGrad's scaler sharing: the maximum of the workers' scales
+  PriceId compare_ = 0;          // the maximum's comparisons, per float
+  std::vector<Bucket> buckets_;  // with overlap, in backward order; empty otherwise
   const compression::FloatFormat* format_ = nullptr;  // the workers' float format, with overlap
   std::vector<Node> nodes_;
 };

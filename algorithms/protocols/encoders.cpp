@@ -1,8 +1,10 @@
 #include "algorithms/protocols/encoders.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "algorithms/compression/norms.hpp"
+#include "algorithms/compression/quantizer.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -98,13 +100,43 @@ bool Encoders::encode(std::size_t i, std::span<const float> vector, Bytes& bytes
       compressor_->decode_into(bytes, own);
     }
   }
+  account(i, message, own, stats);
+  return is_sparse;
+}
+
+void Encoders::account(std::size_t i, std::span<const float> message, std::span<const float> own,
+                       NodeStats& stats) {
   const compression::SquaredError terms = compression::squared_error(message, own);
   if (terms.norm > 0) {
     stats.compression_error += terms.error / terms.norm;
     stats.compressions += 1;
   }
   memory_->update(i, own);
-  return is_sparse;
+}
+
+bool Encoders::shares_scales() const {
+  const auto* quantizer = dynamic_cast<const compression::Quantizer*>(compressor_.get());
+  return quantizer && quantizer->shares_scales();
+}
+
+void Encoders::encode_shared(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
+                             NodeStats& stats, const std::function<void(std::vector<float>&)>& agree) {
+  const auto* quantizer = dynamic_cast<const compression::Quantizer*>(compressor_.get());
+  if (!quantizer || !quantizer->shares_scales())
+    throw std::logic_error("encode_shared: the compressor \"" + kind_ + "\" does not share scales");
+  Node& node = nodes_[i];
+  const std::span<const float> message = memory_->compensate(i, vector);
+  std::vector<float> scales;
+  {
+    WallClock::Scope timer(clock_, WallClock::Part::compression);
+    quantizer->bucket_scales(message, scales);
+  }
+  agree(scales);
+  WallClock::Scope timer(clock_, WallClock::Part::compression);
+  bytes.clear();
+  quantizer->encode_with_scales(message, scales, node.rng, bytes);
+  compressor_->decode_into(bytes, own);
+  account(i, message, own, stats);
 }
 
 void Encoders::decode(std::span<const std::uint8_t> bytes, std::span<float> out) const {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -70,6 +71,13 @@ class Encoders {
   // the message is decoded once either way.
   bool encode(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
               NodeStats& stats, SparseVector* sparse = nullptr);
+  // encode() with the compressor's per-bucket scales agreed between the nodes first (TernGrad's scaler
+  // sharing; the compressor is a Quantizer that shares_scales()): `agree` turns node i's scales of the vector
+  // it compresses into the shared ones, which the message is encoded with.
+  void encode_shared(std::size_t i, std::span<const float> vector, Bytes& bytes, std::span<float> own,
+                     NodeStats& stats, const std::function<void(std::vector<float>& scales)>& agree);
+  // Whether the compressor can encode with shared scales (encode_shared()).
+  bool shares_scales() const;
   // Turns the average of the decoded vectors into what node i steps with (the memory's restore(): EF21's g);
   // charge restore_charge() with it.
   void restore(std::size_t i, std::span<float> average) { memory_->restore(i, average); }
@@ -97,6 +105,8 @@ class Encoders {
   Rng& stream(std::size_t i) { return nodes_[i].rng; }
 
  private:
+  // The compression error's statistics and the memory's update, once node i's message is decoded.
+  void account(std::size_t i, std::span<const float> message, std::span<const float> own, NodeStats& stats);
   struct Node {
     Rng rng;
     std::unique_ptr<compression::Compressor::State> state;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/quantizer.hpp"
 #include "oracle.hpp"
 #include "two_point.hpp"
 
@@ -93,4 +94,42 @@ TEST_CASE("terngrad's wire is a float32 scale and 2-bit codes per bucket, exactl
       }
     }
   }
+}
+
+TEST_CASE("terngrad with a shared scale writes that scale and stays ternary and unbiased on it") {
+  auto made = make_compressor(R"({"kind": "terngrad", "bucket": 10})");
+  const auto& q = dynamic_cast<const compression::Quantizer&>(*made);
+  REQUIRE(q.shares_scales());
+  const std::vector<float> v = mixed_vector();  // 30 coordinates: 3 buckets
+  std::vector<float> own;
+  q.bucket_scales(v, own);
+  REQUIRE(own.size() == 3);
+  for (std::size_t b = 0; b < 3; ++b) CHECK(own[b] == static_cast<float>(max_abs(bucket_of(v, 10 * b, 10))));
+  // Another worker's larger scales: each bucket is rounded on {−s, 0, +s} with the shared s.
+  const std::vector<float> shared = {2 * own[0], own[1], 3.5f * own[2]};
+  std::vector<double> mean(v.size(), 0.0);
+  const int draws = 20000;
+  Rng rng(3);
+  for (int k = 0; k < draws; ++k) {
+    compression::Bytes bytes;
+    q.encode_with_scales(v, shared, rng, bytes);
+    REQUIRE(bytes.size() == padded_bytes(32 * 3 + 2 * v.size()));
+    const std::vector<float> decoded = q.decode(bytes, v.size());
+    for (std::size_t b = 0; b < 3; ++b) REQUIRE(float_at(bytes, b * (32 + 20)) == shared[b]);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const float s = shared[i / 10];
+      REQUIRE((decoded[i] == 0.0f || decoded[i] == s || decoded[i] == -s));
+      mean[i] += decoded[i];
+    }
+  }
+  // Unbiased: the mean of the draws within 5 standard errors of x (variance s|x| − x²).
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double s = shared[i / 10], x = v[i];
+    const double error = std::sqrt(std::max(s * std::fabs(x) - x * x, 0.0) / draws);
+    CHECK(std::fabs(mean[i] / draws - x) <= 5 * error + 1e-7);
+  }
+  // A scale below its bucket's max |x| would round past ±s.
+  compression::Bytes bytes;
+  CHECK_THROWS(q.encode_with_scales(v, std::vector<float>{own[0] / 2, own[1], own[2]}, rng, bytes));
+  CHECK_THROWS(q.encode_with_scales(v, std::vector<float>{own[0], own[1]}, rng, bytes));
 }
