@@ -75,6 +75,11 @@ struct FailureDetector {
   std::size_t probe = 10;
 };
 
+// What becomes of the message a receive gave up on (docs/network.md, "Late messages"): `drop`: nobody
+// receives it; `keep`: it stays the next item of its channel, for the receiver's next receive from that
+// sender. Either way a message the network fails is lost.
+enum class LateMessages { drop, keep };
+
 // Everything that varies, per edge (topology.edges order) and per node. Empty vectors: nothing varies.
 struct Dynamics {
   std::vector<std::vector<Profile>> link_bandwidth;  // factors of each edge's bandwidth
@@ -87,6 +92,7 @@ struct Dynamics {
   // Simulated seconds a receive waits before giving up; 0: forever. Required when anything can fail.
   double receive_timeout = 0;
   FailureDetector failure_detector;
+  LateMessages late_messages = LateMessages::drop;
   // Changes all profiles together may make in one run: profiles that change faster than a run can simulate
   // (1 µs periods over minutes of simulated time) stop it with an InputError instead of running for hours.
   std::uint64_t max_profile_events = 20'000'000;

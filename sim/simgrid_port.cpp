@@ -169,11 +169,16 @@ Received SimPort::receive_or_miss(std::size_t from) {
   settle();
   Channel& channel = network_->channel(from, self_);
   const std::uint64_t seq = channel.received;
+  // Late messages kept: a receive that gives up before its item arrived leaves it unsettled, for the next.
+  const bool keep = lossy() && network_->keeps_late_messages();
   // Item seq counts as settled only when this receive returns: a send made while it waits is announced.
   struct Settle {
     Channel& channel;
     std::uint64_t seq;
-    ~Settle() { channel.received = seq + 1; }
+    bool settles = true;
+    ~Settle() {
+      if (settles) channel.received = seq + 1;
+    }
   } settle_on_return{channel, seq};
   const double start = s4u::Engine::get_clock();
   // The timeline's span of this receive, from here to the return.
@@ -198,28 +203,51 @@ Received SimPort::receive_or_miss(std::size_t from) {
     waiting_ = {};
     return Received{Received::Status::missing, {}};
   };
+  // The receive gave up on an item that may still come: with late messages kept, the next receive waits on.
+  const auto late = [&] {
+    if (keep) settle_on_return.settles = false;
+    return missing();
+  };
   const auto delivered = [&channel] { channel.misses = channel.suspected_receives = 0; };
   waiting_ = {"receive from", from};
-  if (!await_announcement(channel, remaining())) return missing();
-  const bool is_message = channel.is_message.front();
-  channel.is_message.pop_front();
-  if (!is_message) {
-    delivered();
-    waiting_ = {};
-    return {Received::Status::silence, {}};
-  }
-  if (channel.early && channel.early->seq == seq) {
-    delivered();
-    Received received{Received::Status::message, std::move(channel.early->bytes)};
-    channel.early.reset();
-    waiting_ = {};
-    return received;
+  if (!channel.kept) {
+    if (!await_announcement(channel, remaining())) return late();
+    const bool is_message = channel.is_message.front();
+    channel.is_message.pop_front();
+    if (!is_message) {
+      delivered();
+      waiting_ = {};
+      return {Received::Status::silence, {}};
+    }
+    if (channel.early && channel.early->seq == seq) {
+      delivered();
+      Received received{Received::Status::message, std::move(channel.early->bytes)};
+      channel.early.reset();
+      waiting_ = {};
+      return received;
+    }
   }
   for (;;) {
     Envelope* arrived = nullptr;
-    s4u::CommPtr comm = channel.mailbox->get_async<Envelope>(&arrived);
+    s4u::CommPtr comm;
+    if (channel.kept) {
+      comm = std::move(channel.kept);  // the item's receive a previous receive gave up on, still posted
+      channel.kept = nullptr;
+    } else {
+      channel.arriving = nullptr;
+      comm = channel.mailbox->get_async<Envelope>(keep ? &channel.arriving : &arrived);
+    }
     try {
-      comm->wait_for(remaining());
+      if (keep) {
+        // Waiting on it as one of any leaves it running at the deadline (wait_for would cancel it).
+        if (s4u::Comm::wait_any_for({comm}, remaining()) < 0) {
+          channel.kept = comm;
+          return late();
+        }
+        arrived = channel.arriving;
+      } else {
+        comm->wait_for(remaining());
+      }
     } catch (const simgrid::TimeoutException&) {
       if (!lossy()) throw;
       return missing();  // the comm is cancelled

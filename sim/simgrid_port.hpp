@@ -49,6 +49,10 @@ struct Channel {
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
   std::unique_ptr<Envelope> early;  // taken from the mailbox while the receiver still waited for an older one
+  // Late messages kept (LateMessages::keep): the receive of the item in flight that the last receive gave up
+  // on, still posted, and where it puts the item (every such receive lands here, so the place outlives it).
+  simgrid::s4u::CommPtr kept;
+  Envelope* arriving = nullptr;
   // The receiver's failure detector (FailureDetector): consecutive missed receives, and receives since the
   // sender became suspected.
   std::size_t misses = 0, suspected_receives = 0;
@@ -93,6 +97,9 @@ class Network {
   double receive_timeout() const { return receive_timeout_; }
   const FailureDetector& failure_detector() const { return failure_detector_; }
   void set_failure_detector(const FailureDetector& detector) { failure_detector_ = detector; }
+  // True when a receive that gives up leaves its item for the next receive (LateMessages::keep).
+  bool keeps_late_messages() const { return late_messages_ == LateMessages::keep; }
+  void set_late_messages(LateMessages late) { late_messages_ = late; }
   // The run's count of profile changes (null: not counted); a node's next operation after it ran out stops
   // the run with an InputError.
   const EventBudget* event_budget() const { return event_budget_; }
@@ -121,6 +128,7 @@ class Network {
   std::size_t mtu_;
   double receive_timeout_;
   FailureDetector failure_detector_;
+  LateMessages late_messages_ = LateMessages::drop;
   const EventBudget* event_budget_ = nullptr;
   std::shared_ptr<const protocols::PriceTable> prices_;
   TrafficMeter* meter_;

@@ -191,6 +191,7 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   Network network(n, options.header_bytes, options.mtu, options.dynamics.receive_timeout, options.prices,
                   &meter);
   network.set_failure_detector(options.dynamics.failure_detector);
+  network.set_late_messages(options.dynamics.late_messages);
   network.set_event_budget(&budget);
   std::vector<std::unique_ptr<SimPort>> ports;
   for (std::size_t i = 0; i < n; ++i) ports.push_back(std::make_unique<SimPort>(network, i));

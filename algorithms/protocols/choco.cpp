@@ -60,7 +60,7 @@ const bool registered = protocols().add(
     {"choco",
      "CHOCO-SGD (Koloskova et al. 2019): compressed gossip of model differences against public copies x̂.",
      choco_keys(),
-     {"survives_failures"}},
+     {"survives_failures", "takes_late_messages"}},
     {.build = [](Spec& spec,
                  const Environment& environment) { return std::make_unique<Choco>(spec, environment); },
      .vectors_per_node = gossip_vectors_per_node});

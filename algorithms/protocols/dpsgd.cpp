@@ -106,7 +106,7 @@ const bool registered = protocols().add(
           "Σ_j w_ij x_j − η ∇F_i(x_i), the gradient taken at the iterate before mixing.")
           .fallback_to("adapt_then_combine"),
       topology::weights_key()},
-     {"survives_failures"}},
+     {"survives_failures", "takes_late_messages"}},
     {.build = [](Spec& spec,
                  const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); },
      // x_i, its mixed model, and every neighbour's fp32 model in flight.

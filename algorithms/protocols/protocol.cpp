@@ -18,6 +18,9 @@ keys::Registry<ProtocolFactory>& protocols() {
        {"survives_failures",
         "Handles a missing message as docs/protocols.md says, so it may run with network.receive_timeout > "
         "0."},
+       {"takes_late_messages",
+        "Each of its channels carries one message (or silence) per round, so a late message kept for the "
+        "next receive (network.late_messages \"keep\") is read as its round's, a round late."},
        {"time_dependent",
         "What its nodes compute depends on simulated time (e.g. the order in which messages arrive), not "
         "only "

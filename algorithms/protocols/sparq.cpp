@@ -77,7 +77,7 @@ const bool registered = protocols().add(
     {"sparq",
      "SPARQ-SGD (Singh et al.): local steps, then compressed gossip only when the event trigger fires.",
      sparq_keys(),
-     {"fires_triggers", "survives_failures"}},
+     {"fires_triggers", "survives_failures", "takes_late_messages"}},
     {.build = [](Spec& spec,
                  const Environment& environment) { return std::make_unique<Sparq>(spec, environment); },
      .vectors_per_node = gossip_vectors_per_node});

@@ -116,6 +116,13 @@ Scenario::Scenario(const nlohmann::json& document, const std::string& origin, co
     for (auto& state : node_states_) model_->initialize_state(state);
     environment_.states = &node_states_;
   }
+  if (environment_.lossy && network_.dynamics.late_messages == sim::LateMessages::keep &&
+      !algorithm.kind()->has("takes_late_messages"))
+    algorithm.fail("kind", "\"" + algorithm.kind_name() +
+                               "\" cannot run with network.late_messages \"keep\": a kept message goes to the "
+                               "next receive from its sender, which this protocol may read as another of its "
+                               "messages; kinds that take it: " +
+                               quoted_list(protocols::protocols().kind_names("takes_late_messages")));
   protocol_ = protocols::make_protocol(algorithm, environment_);
   algorithm_ = algorithm.kind_name();
 

@@ -307,7 +307,14 @@ std::vector<keys::Key> network_dynamics_keys() {
                     "waits the full timeout, to notice that it is back.")
           .at_least(1)
           .at_most(1000000)
-          .fallback_to(10)};
+          .fallback_to(10),
+      keys::choice("late_messages", {"drop", "keep"},
+                   "What becomes of a message whose receive gave up on it (runs with a receive_timeout): "
+                   "\"drop\": nobody receives it; \"keep\": the receiver's next receive from that sender "
+                   "takes it, so that sender's messages then arrive a round late instead of lost. A message "
+                   "the network fails (a link or node down) is lost either way. docs/network.md, \"Late "
+                   "messages\".")
+          .fallback_to("drop")};
 }
 
 std::vector<keys::Key> compute_dynamics_keys() {
@@ -393,6 +400,8 @@ void read_network_dynamics(Spec& network, const topology::Topology& topology, st
                                                           : FailureDetector::Kind::none;
   dynamics.failure_detector.misses = static_cast<std::size_t>(network.integer("detector_misses"));
   dynamics.failure_detector.probe = static_cast<std::size_t>(network.integer("detector_probe"));
+  dynamics.late_messages =
+      network.string("late_messages") == "keep" ? LateMessages::keep : LateMessages::drop;
 }
 
 void read_compute_dynamics(Spec& compute, std::size_t nodes, double host_speed, std::uint64_t seed,

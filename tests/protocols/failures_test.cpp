@@ -106,3 +106,64 @@ TEST_CASE("a failure detector confines a dead link's losses to that link: no cas
   CHECK(misses >= 40);
   CHECK(misses < none);
 }
+
+TEST_CASE(
+    "late messages kept: a dead link loses only its own messages, and a straggler's arrive a round late") {
+  // The 8-ring of the detector test without a detector: node 0 and 1 still wait out their timeouts on each
+  // other and reach their healthy neighbours late, but those take the late messages at their next receive.
+  auto totals = [](const std::string& late, const json& failures, const json& stragglers) {
+    json s = failing_ring(json::parse(R"({"kind": "dpsgd", "steps": 20, "lr": 0.2})"));
+    s["network"]["topology"]["nodes"] = 8;
+    s["network"]["failures"] = failures;
+    s["network"]["late_messages"] = late;
+    s["compute"]["stragglers"] = stragglers;
+    const Run run = run_scenario(s, "late-" + late);
+    INFO(late << ": " << run.output);
+    REQUIRE(run.exit_code == 0);
+    return run.summary["totals"];
+  };
+  const json dead = json::parse(R"([{"edge": [0, 1], "down": [[0, 1000]]}])");
+  const json dropped = totals("drop", dead, json::array()), kept = totals("keep", dead, json::array());
+  CHECK(dropped["messages_lost"].get<double>() > 40);
+  CHECK(kept["messages_lost"].get<double>() == 40);
+  // No failure, one node so slow (a gradient of about 30 ms) that its neighbours' 5 ms timeouts expire every
+  // round: dropped, its messages are lost; kept, none is.
+  const json slow = json::parse(R"([{"node": 3, "slowdown": 100000}])");
+  const json slow_dropped = totals("drop", json::array(), slow),
+             slow_kept = totals("keep", json::array(), slow);
+  CHECK(slow_dropped["messages_lost"].get<double>() > 0);
+  CHECK(slow_kept["messages_lost"].get<double>() == 0);
+  CHECK(slow_kept["receives_timed_out"].get<double>() > 0);
+}
+
+TEST_CASE("a late message kept while still in transit is the next receive's") {
+  // A 3-ring whose 804-byte messages take 6.4 ms at 1 Mbps against a 2 ms timeout: every receive gives up in
+  // the middle of a transfer. Dropped, all 60 messages of 10 D-PSGD steps are lost. Kept, each of the 6
+  // channels times out once, at its first receive; every later receive takes the previous round's message,
+  // which its sender's wait for its sends has seen delivered by then.
+  auto totals = [](const std::string& late) {
+    json s = failing_ring(json::parse(R"({"kind": "dpsgd", "steps": 10, "lr": 0.2})"));
+    s["network"]["topology"]["nodes"] = 3;
+    s["network"]["link"] = {{"bandwidth", "1Mbps"}, {"latency", "100us"}};
+    s["network"]["receive_timeout"] = "2ms";
+    s["network"]["late_messages"] = late;
+    s["data"]["features"] = 200;
+    const Run run = run_scenario(s, "transit-" + late);
+    INFO(late << ": " << run.output);
+    REQUIRE(run.exit_code == 0);
+    return run.summary["totals"];
+  };
+  const json dropped = totals("drop"), kept = totals("keep");
+  CHECK(dropped["messages_lost"].get<double>() == 60);
+  CHECK(kept["messages_lost"].get<double>() == 0);
+  CHECK(kept["receives_timed_out"].get<double>() == 6);
+}
+
+TEST_CASE("late messages are kept only for protocols that send one message per channel and round") {
+  json s = failing_ring(json::parse(R"({"kind": "adpsgd", "steps": 5, "lr": 0.2})"));
+  s["network"]["late_messages"] = "keep";
+  const Run run = run_scenario(s, "late-adpsgd");
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("$.algorithm.kind") && Catch::Contains("late_messages") &&
+                             Catch::Contains("\"dpsgd\""));
+}
