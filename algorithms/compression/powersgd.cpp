@@ -17,8 +17,8 @@ void append_floats(const float* values, std::size_t count, Bytes& out) {
   if (count) std::memcpy(out.data() + at, values, 4 * count);
 }
 
-// Modified Gram-Schmidt on the r columns of the rows × r matrix `p` (row-major, double). A column that
-// vanishes (it lies in the span of the previous ones, or M Q is zero there) becomes zero: it carries nothing.
+}  // namespace
+
 void orthonormalise(std::vector<double>& p, std::size_t rows, std::size_t r) {
   for (std::size_t k = 0; k < r; ++k) {
     double before = 0;
@@ -36,7 +36,6 @@ void orthonormalise(std::vector<double>& p, std::size_t rows, std::size_t r) {
   }
 }
 
-// The initial Q of the matrix-th low-rank matrix: standard normal from a fixed stream per matrix.
 std::vector<float> initial_q(std::uint64_t matrix, std::size_t cols, std::size_t r) {
   Rng draw(0x9e3779b97f4a7c15ULL ^ matrix);
   std::vector<float> q(cols * r);
@@ -44,7 +43,15 @@ std::vector<float> initial_q(std::uint64_t matrix, std::size_t cols, std::size_t
   return q;
 }
 
-}  // namespace
+void restart_zero_columns(std::vector<float>& q, std::uint64_t matrix, std::size_t cols, std::size_t r) {
+  for (std::size_t k = 0; k < r; ++k) {
+    bool zero = true;
+    for (std::size_t j = 0; j < cols && zero; ++j) zero = q[j * r + k] == 0.0f;
+    if (!zero) continue;
+    const std::vector<float> restart = initial_q(matrix, cols, r);
+    for (std::size_t j = 0; j < cols; ++j) q[j * r + k] = restart[j * r + k];
+  }
+}
 
 PowerSgd::PowerSgd(std::size_t rank, std::size_t rows) : rank_(rank), rows_(rows) {
   if (rank_ < 1) throw std::invalid_argument("powersgd: the rank must be at least 1");
@@ -142,13 +149,7 @@ void PowerSgd::encode_with(std::span<const float> values, Rng& /*rng*/, State* s
     // Warm start: the next step starts from this Q. A zero column would stay zero forever (M Q would be zero
     // there), so it restarts from its initial draw.
     warm = q_wire;
-    for (std::size_t k = 0; k < r; ++k) {
-      bool zero = true;
-      for (std::size_t j = 0; j < cols && zero; ++j) zero = q_wire[j * r + k] == 0.0f;
-      if (!zero) continue;
-      const std::vector<float> restart = initial_q(matrix, cols, r);
-      for (std::size_t j = 0; j < cols; ++j) warm[j * r + k] = restart[j * r + k];
-    }
+    restart_zero_columns(warm, matrix, cols, r);
     ++matrix;
   }
 }

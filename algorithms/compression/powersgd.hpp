@@ -3,12 +3,23 @@
 // product P̂ Qᵀ from one step of power iteration warm-started with the sender's previous Q; vectors (biases,
 // scales) and matrices too small to gain are sent as raw float32. Wire format: docs/compression.md.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/layout.hpp"
 
 namespace sgdsim::compression {
+
+// Modified Gram-Schmidt on the r columns of the rows × r matrix `p` (row-major, double). A column that
+// vanishes (it lies in the span of the previous ones, or M Q is zero there) becomes zero: it carries nothing.
+void orthonormalise(std::vector<double>& p, std::size_t rows, std::size_t r);
+// The initial Q (cols × r, row-major) of the matrix-th low-rank matrix: standard normal from a fixed stream
+// per matrix, the same for every sender.
+std::vector<float> initial_q(std::uint64_t matrix, std::size_t cols, std::size_t r);
+// Warm start: column k of `q` (cols × r) that is all zero restarts from the initial draw (power iteration
+// never leaves zero).
+void restart_zero_columns(std::vector<float>& q, std::uint64_t matrix, std::size_t cols, std::size_t r);
 
 class PowerSgd final : public Compressor {
  public:

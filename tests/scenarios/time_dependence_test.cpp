@@ -33,6 +33,7 @@ const std::map<std::string, json>& algorithms() {
       {"adpsgd", {{"kind", "adpsgd"}}},
       {"dsgt", {{"kind", "dsgt"}}},
       {"diloco", {{"kind", "diloco"}, {"local_steps", 3}, {"compressor", {{"kind", "qsgd"}, {"levels", 4}}}}},
+      {"powersgd", {{"kind", "powersgd"}, {"rank", 2}}},
       {"beer",
        {{"kind", "beer"}, {"consensus_step", 0.3}, {"compressor", {{"kind", "topk"}, {"fraction", 0.1}}}}},
       {"data_parallel", {{"kind", "data_parallel"}, {"compressor", {{"kind", "qsgd"}, {"levels", 4}}}}},
