@@ -191,6 +191,11 @@ run_dynamics() {
   done
   targets "$tables/dynamics-targets.md" "$d" --target 0.7 --target 0.6
   table "$tables/dynamics-final.md" "$d" --column loss --column time --column bits --column messages_lost
+  # The flapping link with late messages kept (network.late_messages "keep").
+  local k=$out/dynamics-ring16-keep
+  sweep dynamics "$s/ring16-keep.sweep.json"
+  targets "$tables/dynamics-keep-targets.md" "$k" --target 0.6
+  table "$tables/dynamics-keep-final.md" "$k" --column loss --column messages_lost
 }
 
 run_baselines() {
