@@ -8,6 +8,7 @@
 
 #include "algorithms/compression/bit_stream.hpp"
 #include "algorithms/compression/sign.hpp"
+#include "algorithms/protocols/optimizer.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
 
@@ -201,24 +202,14 @@ void OnebitAdam::run(std::size_t i, protocols::Port& port) {
 }
 
 namespace {
+// Declared once, in the optimizer object: data_parallel's optimizer "onebit_adam" is this protocol.
 std::vector<keys::Key> onebit_adam_keys() {
-  return {
-      keys::integer("warmup_steps",
-                    "T_w: steps of full-precision Adam (fp32 gradients averaged by `collective`) before the "
-                    "variance is frozen and the momentum is sent in 1 bit per coordinate (at least 1: a "
-                    "variance frozen at 0 "
-                    "would divide by ε).")
-          .fallback_to(100)
-          .at_least(1),
-      keys::number("beta1", "β₁, the decay of the momentum m.").fallback_to(0.9).at_least(0).below(1),
-      keys::number("beta2", "β₂, the decay of the variance v (frozen after the warm-up).")
-          .fallback_to(0.999)
-          .at_least(0)
-          .below(1),
-      keys::number("epsilon", "ε, added to √v.").fallback_to(1e-8).above(0),
-      keys::variant("collective", collectives(),
-                    "How the workers average their fp32 gradients in the warm-up.")
-          .fallback_to({{"kind", "ring_allreduce"}})};
+  const keys::Object& optimizer = optimizer_keys();
+  return {*optimizer.find("warmup_steps"), *optimizer.find("beta1"), *optimizer.find("beta2"),
+          *optimizer.find("epsilon"),
+          keys::variant("collective", collectives(),
+                        "How the workers average their fp32 gradients in the warm-up.")
+              .fallback_to({{"kind", "ring_allreduce"}})};
 }
 
 const bool registered = protocols().add(

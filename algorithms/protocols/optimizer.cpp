@@ -10,10 +10,14 @@ const keys::Object& optimizer_keys() {
   static const keys::Object object{
       "optimizer",
       "The local optimizer of every node (each node keeps its own momentum buffer, or Adam's moments).",
-      {keys::choice("kind", {"sgd", "adamw"},
-                    "\"sgd\": SGD with optional momentum and weight decay (momentum, nesterov, weight_decay, "
-                    "decoupled); \"adamw\": AdamW (Loshchilov and Hutter 2019, as PyTorch's; DiLoCo's inner "
-                    "optimizer): beta1, beta2, epsilon, bias_correction, and weight_decay, always decoupled.")
+      {keys::choice(
+           "kind", {"sgd", "adamw", "onebit_adam"},
+           "\"sgd\": SGD with optional momentum and weight decay (momentum, nesterov, weight_decay, "
+           "decoupled); \"adamw\": AdamW (Loshchilov and Hutter 2019, as PyTorch's; DiLoCo's inner "
+           "optimizer): beta1, beta2, epsilon, bias_correction, and weight_decay, always decoupled; "
+           "\"onebit_adam\": 1-bit Adam (Tang et al. 2021), for data_parallel only, where it runs the "
+           "protocol \"onebit_adam\" (the same method, another spelling: docs/protocols.md): "
+           "warmup_steps, beta1, beta2, epsilon.")
            .fallback_to("sgd"),
        keys::number("momentum", "μ: 0 is plain SGD; 0.9 is the ResNet recipe's.")
            .fallback_to(0)
@@ -29,15 +33,23 @@ const keys::Object& optimizer_keys() {
                      "true: decoupled weight decay x ← (1 − ηλ) x (Loshchilov and Hutter's SGDW); false: "
                      "coupled, λx added to the gradient before the momentum (PyTorch's SGD).")
            .fallback_to(false),
-       keys::number("beta1", "AdamW's β₁, the decay of the first moment m.")
+       keys::integer("warmup_steps",
+                     "1-bit Adam's T_w: steps of full-precision Adam (fp32 gradients averaged by the "
+                     "collective) before the variance is frozen and the momentum is sent in 1 bit per "
+                     "coordinate (at least 1: a variance frozen at 0 would divide by ε).")
+           .fallback_to(100)
+           .at_least(1),
+       keys::number("beta1", "Adam's β₁ (adamw, onebit_adam), the decay of the first moment m.")
            .fallback_to(0.9)
            .at_least(0)
            .below(1),
-       keys::number("beta2", "AdamW's β₂, the decay of the second moment v.")
+       keys::number("beta2",
+                    "Adam's β₂ (adamw, onebit_adam), the decay of the second moment v (1-bit Adam "
+                    "freezes v after the warm-up).")
            .fallback_to(0.999)
            .at_least(0)
            .below(1),
-       keys::number("epsilon", "AdamW's ε, added to √v.").fallback_to(1e-8).above(0),
+       keys::number("epsilon", "Adam's ε (adamw, onebit_adam), added to √v.").fallback_to(1e-8).above(0),
        keys::boolean("bias_correction",
                      "AdamW divides m by 1 − β₁ᵗ and v by 1 − β₂ᵗ (PyTorch's); false: it does not (as 1-bit "
                      "Adam's paper and DeepSpeed's code write Adam).")
@@ -47,7 +59,14 @@ const keys::Object& optimizer_keys() {
 
 OptimizerSettings read_optimizer(Spec& spec) {
   OptimizerSettings s;
-  s.adamw = spec.string("kind") == "adamw";
+  const std::string kind = spec.string("kind");
+  // data_parallel's onebit_adam was spelled out as the protocol before any protocol reads its optimizer
+  // (onebit_adam_spelling.cpp); anywhere else it has no meaning.
+  if (kind == "onebit_adam")
+    spec.fail("kind",
+              "\"onebit_adam\" is an optimizer of \"data_parallel\" only (there it runs the protocol "
+              "\"onebit_adam\", which changes what is sent); with this protocol use \"sgd\" or \"adamw\"");
+  s.adamw = kind == "adamw";
   s.weight_decay = spec.number("weight_decay");
   if (s.adamw) {
     s.decoupled = true;

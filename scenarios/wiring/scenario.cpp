@@ -13,6 +13,7 @@
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
 #include "algorithms/protocols/footprint.hpp"
+#include "algorithms/protocols/spellings.hpp"
 #include "common/dotted_path.hpp"
 #include "common/error.hpp"
 #include "common/memory_limit.hpp"
@@ -62,7 +63,12 @@ const keys::Object& scenario_keys() {
   return root;
 }
 
-Scenario::Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir) {
+Scenario::Scenario(const nlohmann::json& written, const std::string& origin, const std::string& base_dir) {
+  // A method spelled as its issue named it becomes the form that runs before anything is read
+  // (protocols/spellings.hpp), so resolved.json shows what ran.
+  nlohmann::json document = written;
+  if (document.is_object() && document.contains("algorithm"))
+    document["algorithm"] = protocols::spell_out(document["algorithm"], origin);
   base_dir_ = fs::absolute(base_dir).lexically_normal().string();
   Spec root(document, origin, "", resolved_, scenario_keys());
   if (root.has("$schema")) root.string("$schema");
