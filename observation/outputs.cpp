@@ -294,14 +294,17 @@ Field<Observed> last_row(const std::string& path, const std::string& column) {
 
 namespace {
 
-// One node's simulated seconds: computing (every kind of work) and the rest, waiting.
+// One node's simulated seconds: computing (every kind of work), the part of it done in the background while
+// the node waited on the network, and waiting: the time the node computed nothing (work done by two threads
+// at once fills the time only once).
 struct NodeTime {
-  double computing = 0, waiting = 0;
+  double computing = 0, hidden = 0, waiting = 0;
 };
 NodeTime node_time(const protocols::NodeStats& stats) {
   NodeTime t;
   for (const double w : stats.work_s) t.computing += w;
-  t.waiting = std::max(0.0, stats.time - t.computing);
+  t.hidden = stats.hidden_s;
+  t.waiting = std::max(0.0, stats.time - (t.computing - stats.concurrent_work_s));
   return t;
 }
 
@@ -331,17 +334,19 @@ void node_time_fields(std::vector<Field<Observed>>& f) {
                [](const Observed& o) { return over_nodes(o, &NodeTime::computing, true); }});
   f.push_back(group<Observed>(
       "node_time_s.communicating_while_computing", "s",
-      "Seconds of computing during which the node's messages were also in transit (communication hidden "
-      "behind computation). Always 0 for now: no protocol overlaps its messages with its computation yet, "
-      "so a node's time is computing plus waiting."));
+      "Seconds of computing during which the node was also communicating: work in the background (the "
+      "backward pass under data_parallel's overlap, AD-PSGD's gradient) while the node's own thread waited "
+      "on the network. Communication hidden behind computation; part of computing, not of waiting. 0 "
+      "without overlap."));
   f.push_back({"node_time_s.communicating_while_computing.mean", "s", "Mean over nodes.", When::always,
-               [](const Observed&) -> nlohmann::json { return 0.0; }});
+               [](const Observed& o) { return over_nodes(o, &NodeTime::hidden, false); }});
   f.push_back({"node_time_s.communicating_while_computing.max", "s", "Max over nodes.", When::always,
-               [](const Observed&) -> nlohmann::json { return 0.0; }});
+               [](const Observed& o) { return over_nodes(o, &NodeTime::hidden, true); }});
   f.push_back(group<Observed>(
       "node_time_s.waiting_on_network", "s",
       "Exposed communication: seconds the node was not computing, waiting for messages (their transfer, or "
-      "a slower neighbour) or for its own sends to be delivered."));
+      "a slower neighbour) or for its own sends to be delivered. Computing plus waiting is the node's time, "
+      "less the seconds it did two kinds of work at once (overlap)."));
   f.push_back({"node_time_s.waiting_on_network.mean", "s", "Mean over nodes.", When::always,
                [](const Observed& o) { return over_nodes(o, &NodeTime::waiting, false); }});
   f.push_back({"node_time_s.waiting_on_network.max", "s", "Max over nodes.", When::always,

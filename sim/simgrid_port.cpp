@@ -402,13 +402,14 @@ void SimPort::settle() {
       begin += seconds;
     }
   }
+  if (background_running()) own_work_.emplace_back(start, start + elapsed);
   owed_ = {};
   owed_total_ = 0;
 }
 
 void SimPort::start_background(std::span<const protocols::Charge> pieces) {
   settle();
-  if (background_ && background_->awaited < background_->flops.size())
+  if (background_running())
     throw std::logic_error("node " + std::to_string(self_) +
                            " started background work before awaiting the previous one");
   auto background = std::make_shared<Background>();
@@ -419,8 +420,11 @@ void SimPort::start_background(std::span<const protocols::Charge> pieces) {
     background->flops.push_back(prices.seconds(piece, speed) * speed);
     background->work.push_back(static_cast<std::uint8_t>(prices.work(piece.price)));
   }
+  background->start.assign(pieces.size(), 0.0);
   background->elapsed.assign(pieces.size(), 0.0);
   background_ = background;
+  own_work_.clear();
+  own_awaits_.clear();
   if (pieces.empty()) return;
   TrafficMeter* meter = network_->meter();
   const auto self = static_cast<std::uint32_t>(self_);
@@ -431,6 +435,7 @@ void SimPort::start_background(std::span<const protocols::Charge> pieces) {
                          const double start = s4u::Engine::get_clock();
                          if (background->flops[k] > 0) s4u::this_actor::execute(background->flops[k]);
                          const double end = s4u::Engine::get_clock();
+                         background->start[k] = start;
                          background->elapsed[k] = end - start;
                          if (meter && meter->timeline()) {
                            Span span;
@@ -453,11 +458,28 @@ void SimPort::await_background(std::size_t count) {
     throw std::logic_error("node " + std::to_string(self_) + " awaited background work it did not start");
   Background& background = *background_;
   waiting_ = {"await_background", 0};
+  const double start = s4u::Engine::get_clock();
+  const std::size_t first = background.awaited;
   for (; background.awaited < count; ++background.awaited) {
     background.done->acquire();
     counters_.work_s[background.work[background.awaited]] += background.elapsed[background.awaited];
   }
   waiting_ = {};
+  own_awaits_.emplace_back(start, s4u::Engine::get_clock());
+  // The pieces just awaited are over, and so is everything this thread did while they ran: split each
+  // piece's time into what overlapped this thread's work, its awaiting, and the rest (the network).
+  const auto overlap = [](const Interval& piece, const std::vector<Interval>& spans) {
+    double sum = 0;
+    for (const Interval& span : spans)
+      sum += std::max(0.0, std::min(piece.second, span.second) - std::max(piece.first, span.first));
+    return sum;
+  };
+  for (std::size_t k = first; k < count; ++k) {
+    const Interval piece{background.start[k], background.start[k] + background.elapsed[k]};
+    const double concurrent = overlap(piece, own_work_);
+    counters_.concurrent_work_s += concurrent;
+    counters_.hidden_s += std::max(0.0, background.elapsed[k] - concurrent - overlap(piece, own_awaits_));
+  }
 }
 
 double SimPort::now() {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -193,10 +194,16 @@ class SimPort : public Port, public protocols::Requester {
     simgrid::s4u::SemaphorePtr done;
     std::vector<double> flops;
     std::vector<std::uint8_t> work;  // each piece's kind of work
+    std::vector<double> start;       // each piece's start, written by the helper
     std::vector<double> elapsed;     // each piece's seconds, written by the helper
     std::size_t awaited = 0;
   };
   std::shared_ptr<Background> background_;
+  // While background work is not all awaited: when this node's own thread computed, and when it awaited the
+  // background; the rest of its time it spent on the network (Counters::hidden_s, concurrent_work_s).
+  using Interval = std::pair<double, double>;
+  std::vector<Interval> own_work_, own_awaits_;
+  bool background_running() const { return background_ && background_->awaited < background_->flops.size(); }
   std::array<double, protocols::work_kinds> owed_{};  // work charged but not yet executed, by kind
   double owed_total_ = 0;
 };

@@ -179,22 +179,10 @@ void Adpsgd::snapshot(std::int64_t step, double time) {
     Node& node = nodes_[k];
     require_finite(node.x, "model", k, step);
     NodeStats& stats = node.stats;
-    stats.time = time;
-    stats.payload_bytes = stats.wire_bytes = stats.messages = stats.lost = stats.timed_out = 0;
-    stats.work_s = {};
     // A node's traffic and work are its requests and its server's replies together. Work still owed by
     // another actor (charged, not yet executed) shows in a later row.
-    for (const Counters* counters_of :
-         {node.port ? &node.port->counters() : &node.ran, node.server ? &node.server->counters() : nullptr}) {
-      if (!counters_of) continue;
-      const Counters& counters = *counters_of;
-      stats.payload_bytes += counters.payload_bytes;
-      stats.wire_bytes += counters.wire_bytes;
-      stats.messages += counters.messages;
-      stats.lost += counters.lost;
-      stats.timed_out += counters.timed_out;
-      for (std::size_t w = 0; w < work_kinds; ++w) stats.work_s[w] += counters.work_s[w];
-    }
+    take_counters(stats, time, node.port ? node.port->counters() : node.ran);
+    if (node.server) add_counters(stats, node.server->counters());
     if (node.landing) {
       // The requester is locked until it adds Δ, so this is the model it will have.
       for (std::size_t c = 0; c < seen_.size(); ++c) seen_[c] = node.x[c] + node.arriving[c];

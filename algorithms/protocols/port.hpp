@@ -42,6 +42,11 @@ struct Counters {
   // that gave up.
   std::uint64_t lost = 0;
   std::uint64_t timed_out = 0;
+  // Work in the background (start_background): the seconds it ran while the node's own thread waited on the
+  // network (communication hidden behind computation), and while that thread computed too (two kinds of work
+  // at once, each counted in work_s).
+  double hidden_s = 0;
+  double concurrent_work_s = 0;
 };
 
 // What a receive found.

@@ -22,18 +22,30 @@ struct NodeStats {
   std::array<double, work_kinds> work_s{};  // simulated seconds of the host's work, by kind (Work)
   std::uint64_t lost = 0;                   // sends that reached nobody (failures)
   std::uint64_t timed_out = 0;              // receives that gave up (failures)
+  double hidden_s = 0;                      // background work while waiting on the network (Counters)
+  double concurrent_work_s = 0;             // background work while also computing (Counters)
 };
+
+// Adds a port's counters to a node's figures (a node whose work is done by several ports sums them).
+inline void add_counters(NodeStats& stats, const Counters& counters) {
+  stats.payload_bytes += counters.payload_bytes;
+  stats.wire_bytes += counters.wire_bytes;
+  stats.messages += counters.messages;
+  for (std::size_t w = 0; w < work_kinds; ++w) stats.work_s[w] += counters.work_s[w];
+  stats.lost += counters.lost;
+  stats.timed_out += counters.timed_out;
+  stats.hidden_s += counters.hidden_s;
+  stats.concurrent_work_s += counters.concurrent_work_s;
+}
 
 // A node's figures at simulated time `time` from its port's counters (the trigger and compression-error
 // fields are the protocol's own and stay as they are). Live runs and re-timed runs fill them the same way.
 inline void take_counters(NodeStats& stats, double time, const Counters& counters) {
   stats.time = time;
-  stats.payload_bytes = counters.payload_bytes;
-  stats.wire_bytes = counters.wire_bytes;
-  stats.messages = counters.messages;
-  stats.work_s = counters.work_s;
-  stats.lost = counters.lost;
-  stats.timed_out = counters.timed_out;
+  stats.payload_bytes = stats.wire_bytes = stats.messages = stats.lost = stats.timed_out = 0;
+  stats.work_s = {};
+  stats.hidden_s = stats.concurrent_work_s = 0;
+  add_counters(stats, counters);
 }
 
 class Probe {

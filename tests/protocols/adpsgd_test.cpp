@@ -1,8 +1,8 @@
 // AD-PSGD: pairwise averages preserve the network mean, two nodes that always choose each other do not
 // deadlock, it converges like D-PSGD on a homogeneous ring, a 10x straggler barely slows it down, a gradient
-// and an exchange of the same length overlap (a step takes one, not two), it survives
-// failures (and keeps the mean when replies are lost), and its traces are deterministic. Every simulation
-// runs in a forked child (one SimGrid engine per process).
+// and an exchange of the same length overlap (a step takes one, not two, and the summary counts the gradient
+// as hidden communication), it survives failures (and keeps the mean when replies are lost), and its traces
+// are deterministic. Every simulation runs in a forked child (one SimGrid engine per process).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -276,6 +276,18 @@ TEST_CASE(
   // request that meets a node busy with its own exchange waits for it (deferred) or is refused (measured:
   // 1.43 G).
   CHECK(step < 1.5 * G);
+
+  // The summary's split: with the exchange as long as the gradient, most of the gradient runs while the node
+  // waits on the network (hidden communication); on the infinitely fast network, none does.
+  const json& time = balanced.summary["node_time_s"];
+  const double computing = time["computing"]["mean"].get<double>();
+  const double hidden = time["communicating_while_computing"]["mean"].get<double>();
+  INFO("computing " << computing << " s, hidden " << hidden << " s");
+  CHECK(hidden > 0.5 * computing);
+  CHECK(time["communicating_while_computing"]["max"].get<double>() <= time["computing"]["max"].get<double>());
+  const json& fast_time = fast.summary["node_time_s"];
+  CHECK(fast_time["communicating_while_computing"]["mean"].get<double>() <
+        1e-6 * fast_time["computing"]["mean"].get<double>());
 }
 
 TEST_CASE("AD-PSGD traces are byte-identical across runs, with a compressor") {

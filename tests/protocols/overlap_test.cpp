@@ -1,6 +1,7 @@
 // Data-parallel's overlap of bucketed averaging with the backward pass (PyTorch DDP): the step time of a
-// 2-node run with two buckets against the hand formula, never slower than without overlap, compute only on an
-// infinitely fast network, and the same learning either way. Every run is its own process.
+// 2-node run with two buckets and its split into computing, hidden and exposed communication against the hand
+// formula, never slower than without overlap, compute only on an infinitely fast network, and the same
+// learning either way. Every run is its own process.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -71,6 +72,17 @@ TEST_CASE("overlap: two buckets on two nodes take the hand formula's step time")
     CHECK(step == Approx(expected).epsilon(1e-9));
     // Without overlap: the whole gradient, then one exchange of the whole vector.
     CHECK(last(plain, "sim_time_s") / steps == Approx(G + L + 4 * d / B).epsilon(1e-9));
+
+    // The node's time split: bucket 0's exchange is hidden behind bucket 1's backward share for as long as
+    // both last; nothing else overlaps (only the gradient costs compute time), so the waiting is the rest.
+    const double hidden = std::min(L + 4 * n0 / B, (2.0 / 3) * (n1 / d) * G);
+    const json& time = overlapped.summary["node_time_s"];
+    CHECK(time["communicating_while_computing"]["mean"].get<double>() ==
+          Approx(steps * hidden).epsilon(1e-9));
+    CHECK(time["computing"]["mean"].get<double>() == Approx(steps * G).epsilon(1e-9));
+    CHECK(time["waiting_on_network"]["mean"].get<double>() ==
+          Approx(last(overlapped, "sim_time_s") - steps * G).epsilon(1e-9));
+    CHECK(plain.summary["node_time_s"]["communicating_while_computing"]["max"] == 0.0);
   }
 }
 
