@@ -119,18 +119,22 @@ void print_topology(const TopologyOptions& options) {
     max_latency = k ? std::max(max_latency, link.latency) : link.latency;
   }
   const std::size_t hops = topology::diameter(topology);
-  const double delta = topology::spectral_gap(topology, topology::make_mixing(topology, options.weights));
+  // A network of switches links no node to another: there is nothing to mix over (algorithm.graph is).
+  const bool switched = !topology.routers.empty();
+  const double delta =
+      switched ? 0.0 : topology::spectral_gap(topology, topology::make_mixing(topology, options.weights));
 
   if (options.json_output) {
     const json out = {
         {"kind", topology.kind},
         {"nodes", topology.nodes},
+        {"switches", topology.routers.size()},
         {"edges", topology.edges.size()},
         {"degree_min", min_degree},
         {"degree_max", max_degree},
         {"diameter", hops},
         {"weights", options.weights},
-        {"spectral_gap", delta},
+        {"spectral_gap", switched ? json(nullptr) : json(delta)},
         {"spectral_gap_method", topology.nodes > topology::dense_gap_limit ? "lanczos" : "dense"},
         {"bandwidth_min_Bps", min_bandwidth},
         {"bandwidth_max_Bps", max_bandwidth},
@@ -146,8 +150,12 @@ void print_topology(const TopologyOptions& options) {
   std::printf("edges:        %zu\n", topology.edges.size());
   std::printf("degree:       %zu..%zu\n", min_degree, max_degree);
   std::printf("diameter:     %zu hops\n", hops);
-  std::printf("spectral gap: %.6g (%s weights%s)\n", delta, options.weights.c_str(),
-              topology.nodes > topology::dense_gap_limit ? ", Lanczos estimate" : "");
+  if (switched)
+    std::printf("switches:     %zu (no node linked to another: gossip mixes over algorithm.graph)\n",
+                topology.routers.size());
+  else
+    std::printf("spectral gap: %.6g (%s weights%s)\n", delta, options.weights.c_str(),
+                topology.nodes > topology::dense_gap_limit ? ", Lanczos estimate" : "");
   std::printf("bandwidth:    %.6g..%.6g Mbps\n", min_bandwidth * 8e-6, max_bandwidth * 8e-6);
   std::printf("latency:      %.6g..%.6g us\n", min_latency * 1e6, max_latency * 1e6);
   std::printf("model:        %s\n", model.c_str());

@@ -23,7 +23,7 @@ class NeighbourZone : public routing::NetZoneImpl {
  public:
   explicit NeighbourZone(const std::string& name) : NetZoneImpl(name) {}
 
-  void connect(simgrid::s4u::Host* a, simgrid::s4u::Host* b, simgrid::s4u::Link* forward,
+  void connect(routing::NetPoint* a, routing::NetPoint* b, simgrid::s4u::Link* forward,
                simgrid::s4u::Link* backward);
 
  protected:
@@ -66,10 +66,10 @@ std::uint32_t NeighbourZone::vertex_or_throw(const routing::NetPoint* point) con
   return vertex_of_point_[id];
 }
 
-void NeighbourZone::connect(simgrid::s4u::Host* a, simgrid::s4u::Host* b, simgrid::s4u::Link* forward,
+void NeighbourZone::connect(routing::NetPoint* a, routing::NetPoint* b, simgrid::s4u::Link* forward,
                             simgrid::s4u::Link* backward) {
-  const std::uint32_t u = vertex(a->get_netpoint());
-  const std::uint32_t v = vertex(b->get_netpoint());
+  const std::uint32_t u = vertex(a);
+  const std::uint32_t v = vertex(b);
   if (u == v || arc(u, v) != nullptr)
     throw std::invalid_argument("route from " + a->get_name() + " to " + b->get_name() + " declared twice");
   arcs_[u].push_back({v, forward});
@@ -144,6 +144,11 @@ simgrid::s4u::NetZone* create_neighbour_zone(const std::string& name) {
 }
 
 void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::s4u::Host* a, simgrid::s4u::Host* b,
+                        simgrid::s4u::Link* forward, simgrid::s4u::Link* backward) {
+  connect_neighbours(zone, a->get_netpoint(), b->get_netpoint(), forward, backward);
+}
+
+void connect_neighbours(simgrid::s4u::NetZone* zone, routing::NetPoint* a, routing::NetPoint* b,
                         simgrid::s4u::Link* forward, simgrid::s4u::Link* backward) {
   auto* neighbours = dynamic_cast<NeighbourZone*>(zone->get_impl());
   if (!neighbours)

@@ -8,6 +8,9 @@
 // latency sum, in the same order), caching a 4-byte predecessor array only for sources that need one.
 #include <string>
 
+namespace simgrid::kernel::routing {
+class NetPoint;
+}
 namespace simgrid::s4u {
 class Host;
 class Link;
@@ -24,5 +27,10 @@ simgrid::s4u::NetZone* create_neighbour_zone(const std::string& name);
 // `backward`. Declaring an edge twice is an error.
 void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::s4u::Host* a, simgrid::s4u::Host* b,
                         simgrid::s4u::Link* forward, simgrid::s4u::Link* backward);
+// The same between any two points of the zone: hosts or routers (switches, which compute nothing and are
+// only crossed by routes).
+void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::kernel::routing::NetPoint* a,
+                        simgrid::kernel::routing::NetPoint* b, simgrid::s4u::Link* forward,
+                        simgrid::s4u::Link* backward);
 
 }  // namespace sgdsim::sim

@@ -63,9 +63,20 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
       hosts[i]->set_speed_profile(make_profile(name + "/speed", parts, 1.0, budget));
     hosts[i]->seal();
   }
+  // Switches: routers that compute nothing, vertices after the nodes.
+  std::vector<simgrid::kernel::routing::NetPoint*> points(topology.vertices());
+  for (std::size_t i = 0; i < topology.nodes; ++i) points[i] = hosts[i]->get_netpoint();
+  for (std::size_t r = 0; r < topology.routers.size(); ++r)
+    points[topology.nodes + r] = zone->create_router(topology.routers[r]);
+  const auto vertex_name = [&](std::size_t v) {
+    return v < topology.nodes ? "node" + std::to_string(v) : topology.routers[v - topology.nodes];
+  };
+  const auto short_name = [&](std::size_t v) {
+    return v < topology.nodes ? std::to_string(v) : topology.routers[v - topology.nodes];
+  };
   for (std::size_t k = 0; k < topology.edges.size(); ++k) {
     const auto& edge = topology.edges[k];
-    const std::string name = "link" + std::to_string(edge.a) + "-" + std::to_string(edge.b);
+    const std::string name = "link" + short_name(edge.a) + "-" + short_name(edge.b);
     // Split-duplex: a->b and b->a traffic do not share bandwidth, as on a full-duplex Ethernet link.
     s4u::Link* link =
         zone->create_split_duplex_link(name, edge.link.bandwidth)->set_latency(edge.link.latency);
@@ -85,11 +96,11 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
         half->set_state_profile(make_profile(prefix + "/state", profiles.state, 1.0, budget));
     }
     link->seal();
-    const std::string a = "node" + std::to_string(edge.a), b = "node" + std::to_string(edge.b);
+    const std::string a = vertex_name(edge.a), b = vertex_name(edge.b);
     links.push_back({s4u::Link::by_name(name + "_UP"), {name, a, b, edge.link.bandwidth}});
     links.push_back({s4u::Link::by_name(name + "_DOWN"), {name, b, a, edge.link.bandwidth}});
     // a->b takes the UP half, b->a the DOWN half.
-    connect_neighbours(zone, hosts[edge.a], hosts[edge.b], s4u::Link::by_name(name + "_UP"),
+    connect_neighbours(zone, points[edge.a], points[edge.b], s4u::Link::by_name(name + "_UP"),
                        s4u::Link::by_name(name + "_DOWN"));
   }
   zone->seal();

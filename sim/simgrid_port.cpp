@@ -46,6 +46,7 @@ RequestBox& Network::requests(std::size_t to) {
 
 void Network::open_neighbor_channels(const topology::Topology& topology) {
   for (const auto& edge : topology.edges) {
+    if (edge.b >= topology.nodes) continue;  // a link to a switch: no node to talk to at its end
     channel(edge.a, edge.b);
     channel(edge.b, edge.a);
   }

@@ -153,7 +153,10 @@ std::vector<std::size_t> embedded_cycle(const Topology& topology) {
   const std::size_t n = topology.nodes;
   std::vector<std::size_t> ids(n);
   for (std::size_t i = 0; i < n; ++i) ids[i] = i;
-  if (n <= 2) return ids;
+  // Through switches, every step of the id ring crosses its sender's and its receiver's own links only: each
+  // node's uplink and downlink carry one flow each (a cluster numbers a host's devices consecutively, so the
+  // ring leaves each host once).
+  if (n <= 2 || !topology.routers.empty()) return ids;
   if (is_cycle(topology, ids)) return ids;
   if (topology.kind == "torus") {
     if (const auto dims = torus_dims(topology); !dims.empty()) {

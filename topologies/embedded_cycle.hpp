@@ -15,11 +15,11 @@ std::vector<std::size_t> torus_cycle(const std::vector<std::size_t>& dims);
 // The reflected Gray code: 2^dim ids, consecutive ones (and the last and the first) differ in one bit.
 std::vector<std::size_t> hypercube_cycle(std::size_t dim);
 
-// The graph's embedded cycle: the ids in order when i — i + 1 (mod n) are all edges (ring, complete), the
-// snake of a torus (its sizes recovered from its edges), the Gray code of a hypercube, else, up to
-// max_searched_nodes nodes, one found by Pósa's rotation–extension search within 100·n + 100 000 moves. Empty
-// when there is none or none was found (a star, a tree, a sparse random graph). A graph of 1 or 2 nodes is
-// its ids.
+// The graph's embedded cycle: the ids in order on a network of switches (switch, cluster) and when i — i + 1
+// (mod n) are all edges (ring, complete), the snake of a torus (its sizes recovered from its edges), the Gray
+// code of a hypercube, else, up to max_searched_nodes nodes, one found by Pósa's rotation–extension search
+// within 100·n + 100 000 moves. Empty when there is none or none was found (a star, a tree, a sparse random
+// graph). A graph of 1 or 2 nodes is its ids.
 std::vector<std::size_t> embedded_cycle(const Topology& topology);
 inline constexpr std::size_t max_searched_nodes = 4096;
 

@@ -23,7 +23,7 @@ double topology_bytes(std::size_t nodes, double edges) {
 
 MemoryParts memory_parts(const Topology& topology) {
   return {{"topology and SimGrid platform",
-           topology_bytes(topology.nodes, static_cast<double>(topology.edges.size()))}};
+           topology_bytes(topology.vertices(), static_cast<double>(topology.edges.size()))}};
 }
 
 void require_topology_memory(const Spec& spec, std::size_t nodes, double edges) {
@@ -32,19 +32,22 @@ void require_topology_memory(const Spec& spec, std::size_t nodes, double edges) 
                  spec.where("nodes"));
 }
 
-Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edges, const Link& link) {
+Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edges, const Link& link,
+                        std::vector<std::string> routers) {
   Topology topology;
   topology.kind = std::move(kind);
   topology.nodes = nodes;
+  topology.routers = std::move(routers);
+  const std::size_t vertices = topology.vertices();
   std::vector<std::pair<std::size_t, std::size_t>> oriented;
   oriented.reserve(edges.size());
   for (auto [u, v] : edges) {
-    if (u == v || u >= nodes || v >= nodes) throw std::logic_error("build_topology: bad edge");
+    if (u == v || u >= vertices || v >= vertices) throw std::logic_error("build_topology: bad edge");
     oriented.emplace_back(std::min(u, v), std::max(u, v));
   }
   std::sort(oriented.begin(), oriented.end());
   oriented.erase(std::unique(oriented.begin(), oriented.end()), oriented.end());
-  topology.neighbors.assign(nodes, {});
+  topology.neighbors.assign(vertices, {});
   topology.edges.reserve(oriented.size());
   for (auto [a, b] : oriented) {
     topology.edges.push_back(Edge{a, b, link});
@@ -57,19 +60,20 @@ Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edg
 
 std::vector<std::size_t> components(const Topology& topology) {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-  Graph graph(topology.nodes);
+  Graph graph(topology.vertices());
   for (const auto& edge : topology.edges) boost::add_edge(edge.a, edge.b, graph);
-  std::vector<std::size_t> label(topology.nodes);
-  if (topology.nodes > 0) boost::connected_components(graph, label.data());
+  std::vector<std::size_t> label(topology.vertices());
+  if (!label.empty()) boost::connected_components(graph, label.data());
   return label;
 }
 
 std::size_t diameter(const Topology& topology) {
-  // Exact: one BFS per node, O(n * m). Unreachable pairs would make it infinite; topologies are connected.
-  const std::size_t n = topology.nodes;
+  // Exact: one BFS per node, O(n * m), over every vertex (switches included), the longest route between two
+  // nodes. Unreachable pairs would make it infinite; topologies are connected.
+  const std::size_t n = topology.vertices();
   std::vector<std::size_t> distance(n), queue(n);
   std::size_t longest = 0;
-  for (std::size_t source = 0; source < n; ++source) {
+  for (std::size_t source = 0; source < topology.nodes; ++source) {
     std::fill(distance.begin(), distance.end(), SIZE_MAX);
     distance[source] = 0;
     std::size_t head = 0, tail = 0;
@@ -79,7 +83,7 @@ std::size_t diameter(const Topology& topology) {
       for (auto v : topology.neighbors[u]) {
         if (distance[v] != SIZE_MAX) continue;
         distance[v] = distance[u] + 1;
-        longest = std::max(longest, distance[v]);
+        if (v < topology.nodes) longest = std::max(longest, distance[v]);
         queue[tail++] = v;
       }
     }
@@ -90,10 +94,10 @@ std::size_t diameter(const Topology& topology) {
 
 std::string describe_components(const Topology& topology) {
   const auto label = components(topology);
-  std::size_t count = 0, stray = topology.nodes;
-  for (std::size_t i = 0; i < topology.nodes; ++i) {
+  std::size_t count = 0, stray = topology.vertices();
+  for (std::size_t i = 0; i < label.size(); ++i) {
     count = std::max(count, label[i] + 1);
-    if (label[i] != label[0] && stray == topology.nodes) stray = i;
+    if (label[i] != label[0] && stray == topology.vertices()) stray = i;
   }
   if (count <= 1) return {};
   return std::to_string(count) + " connected components (node " + std::to_string(stray) +

@@ -16,10 +16,12 @@ class Spec;
 namespace sgdsim::topology {
 
 // Sorts, orients (a < b) and deduplicates the edges and fills the adjacency lists; every link gets `link`.
-// Self-loops and out-of-range nodes are bugs of the caller (std::logic_error).
-Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edges, const Link& link);
+// `routers` names the non-computing vertices nodes, nodes + 1, … (switches). Self-loops and out-of-range
+// vertices are bugs of the caller (std::logic_error).
+Topology build_topology(std::string kind, std::size_t nodes, const EdgeList& edges, const Link& link,
+                        std::vector<std::string> routers = {});
 
-// Connected-component label of every node (Boost.Graph); node 0 is in component 0.
+// Connected-component label of every vertex (Boost.Graph); node 0 is in component 0.
 std::vector<std::size_t> components(const Topology& topology);
 // "" for a connected graph, else "3 connected components (node 5 cannot be reached from node 0)".
 std::string describe_components(const Topology& topology);

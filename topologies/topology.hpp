@@ -1,6 +1,8 @@
 #pragma once
 // The modeled network as a graph: nodes, undirected edges with per-edge bandwidth and latency, and the mixing
-// matrix W that gossip protocols use on it.
+// matrix W that gossip protocols use on it. The same type holds the physical network (network.topology: its
+// vertices may include non-computing switches) and the logical graph a gossip protocol mixes over
+// (algorithm.graph: computing nodes only).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,10 +30,15 @@ struct Edge {
 
 struct Topology {
   std::string kind;
-  std::size_t nodes = 0;
+  std::size_t nodes = 0;             // computing nodes: vertices 0 … nodes − 1
+  std::vector<std::string> routers;  // non-computing vertices nodes, nodes + 1, … (switches), by name
+  // Devices per host (a cluster): nodes h·gpus_per_host … (h + 1)·gpus_per_host − 1 share host h and its
+  // intra-host link; 1 elsewhere (every node its own host).
+  std::size_t gpus_per_host = 1;
   std::vector<Edge> edges;                          // sorted by (a, b), no duplicates, no self-loops
-  std::vector<std::vector<std::size_t>> neighbors;  // sorted ascending, per node
+  std::vector<std::vector<std::size_t>> neighbors;  // sorted ascending, per vertex
   std::size_t degree(std::size_t i) const { return neighbors[i].size(); }
+  std::size_t vertices() const { return nodes + routers.size(); }
 };
 
 // The index in topology.edges of the edge between nodes a and b (in either order), if there is one.
@@ -55,6 +62,16 @@ std::vector<keys::Key> network_keys();
 
 // Reads those keys of `network`: the graph, then the links (default, heterogeneity, per-edge overrides).
 Topology make_topology(Spec& network, std::uint64_t seed, const std::string& base_dir);
+
+// The scenario key algorithm.graph, declared by every protocol that mixes (beside weights_key): the logical
+// graph, an object like network.topology without switches. Absent: the physical network's graph.
+keys::Key graph_key();
+// The logical graph of `algorithm` (whose kind declares graph_key) on `network`: its "graph" when given (the
+// same number of nodes, no switches), else `network` itself when its nodes are linked directly. A network
+// of switches has no node-to-node edges to mix over: then "graph" must be given (InputError naming it).
+// Returns nullopt when the logical graph is `network` itself.
+std::optional<Topology> make_logical_graph(Spec& algorithm, const Topology& network, std::uint64_t seed,
+                                           const std::string& base_dir);
 
 // "metropolis" (w_ij = 1/(1 + max(deg_i, deg_j))) or "uniform" (w_ij = 1/(1 + max degree)). Checks W.
 Mixing make_mixing(const Topology& topology, const std::string& weights);

@@ -204,8 +204,14 @@ const bool registered = protocols().add(
      "rounds; each node repeatedly takes a gradient at its possibly stale model, averages it with one "
      "neighbour drawn at random and applies the gradient. `steps` counts steps · nodes gradient updates in "
      "the whole network; fast nodes take more of them.",
-     Encoders::keys("The compressor of the models exchanged by the pairwise averages (fp32 by default).",
-                    nlohmann::json{{"kind", "none"}}),
+     [] {
+       auto keys = Encoders::keys(
+           "The compressor of the models exchanged by the pairwise averages (fp32 by "
+           "default).",
+           nlohmann::json{{"kind", "none"}});
+       keys.push_back(topology::graph_key());
+       return keys;
+     }(),
      {"survives_failures", "time_dependent"}},
     {.build = [](Spec& spec,
                  const Environment& environment) { return std::make_unique<Adpsgd>(spec, environment); },

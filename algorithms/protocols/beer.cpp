@@ -117,7 +117,7 @@ const bool registered = protocols().add(
      "BEER (Zhao et al. 2022): gradient tracking with compressed messages. Every node sends C(x_i − h_i) and "
      "C(v_i − g_i), updates to public copies h_i and g_i of its model and tracker that its neighbours hold, "
      "and steps along the tracker v_i.",
-     {topology::weights_key(),
+     {topology::weights_key(), topology::graph_key(),
       keys::number("consensus_step", "γ, the consensus step size of both the models and the trackers.")
           .between(0, 1),
       keys::variant("compressor", compression::compressors(), "The compressor of both copy updates.")},

@@ -67,7 +67,7 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
       bucket.collective = collectives().factory(collective.kind_name())(
           collective,
           {n, range.size, &encoders_.compressor(), decode, environment.prices.get(), environment.clock,
-           spec.where("compressor"), compression::Layout(range.tensors), environment.topology});
+           spec.where("compressor"), compression::Layout(range.tensors), physical_network(environment)});
       for (Charge charge :
            bucket.collective->sends_message() ? encoders_.encode_charge() : encoders_.memory_charge()) {
         charge.amount *= share;
@@ -82,7 +82,7 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
     collective_ =
         make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(),
                                      environment.prices.get(), environment.clock, spec.where("compressor"),
-                                     encoders_.compressor().layout(), environment.topology});
+                                     encoders_.compressor().layout(), physical_network(environment)});
   }
   const keys::Kind* compressor_kind = compression::compressors().find(encoders_.kind());
   share_scales_ =

@@ -105,7 +105,7 @@ const bool registered = protocols().add(
           "\"Can decentralized algorithms outperform centralized algorithms?\", Algorithm 1): x_i ← "
           "Σ_j w_ij x_j − η ∇F_i(x_i), the gradient taken at the iterate before mixing.")
           .fallback_to("adapt_then_combine"),
-      topology::weights_key()},
+      topology::weights_key(), topology::graph_key()},
      {"survives_failures", "takes_late_messages"}},
     {.build = [](Spec& spec,
                  const Environment& environment) { return std::make_unique<Dpsgd>(spec, environment); },

@@ -108,7 +108,7 @@ const bool registered = protocols().add(
           "(DIGing, Nedić, Olshevsky and Shi 2017): x_i ← Σ_j w_ij x_j − η y_i. Either way "
           "y_i ← Σ_j w_ij y_j + ∇F_i(x_i⁺) − ∇F_i(x_i).")
           .fallback_to("adapt_then_combine"),
-      topology::weights_key()},
+      topology::weights_key(), topology::graph_key()},
      {}},
     {.build = [](Spec& spec,
                  const Environment& environment) { return std::make_unique<Dsgt>(spec, environment); },

@@ -11,7 +11,7 @@
 namespace sgdsim::protocols {
 
 std::vector<keys::Key> Gossip::keys() {
-  std::vector<keys::Key> keys = {topology::weights_key(),
+  std::vector<keys::Key> keys = {topology::weights_key(), topology::graph_key(),
                                  keys::number("consensus_step", "γ, the consensus step size.").between(0, 1)};
   for (keys::Key& key : Encoders::keys("The compressor of the copy updates q."))
     keys.push_back(std::move(key));

@@ -32,7 +32,8 @@ namespace sgdsim::protocols {
 
 // What every protocol shares, read-only (the probe excepted), and owned by the caller.
 struct Environment {
-  const topology::Topology* topology = nullptr;
+  const topology::Topology* topology = nullptr;  // the logical graph gossip mixes over (algorithm.graph)
+  const topology::Topology* network = nullptr;   // the physical network (network.topology), for collectives
   const learning::Model* model = nullptr;
   const learning::Dataset* train = nullptr;
   const std::vector<learning::Shard>* shards = nullptr;
@@ -56,6 +57,11 @@ struct Environment {
   // result, only which thread computes it (LocalStep::gradient).
   WorkerPool* pool = nullptr;
 };
+
+// The physical network of `environment` (its logical graph when no network was given: in-process tests).
+inline const topology::Topology* physical_network(const Environment& environment) {
+  return environment.network ? environment.network : environment.topology;
+}
 
 class Protocol {
  public:

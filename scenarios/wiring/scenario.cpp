@@ -94,6 +94,9 @@ Scenario::Scenario(const nlohmann::json& written, const std::string& origin, con
   Spec model = root.variant("model");
   model_ = learning::make_model(model, problem_.train, base_dir);
   Spec algorithm = root.variant("algorithm");
+  if (algorithm.kind()->find("graph"))
+    logical_ = algorithm.in_context(
+        [&] { return topology::make_logical_graph(algorithm, topology_, seed_, base_dir); });
   {
     // Refuse what would not fit before the protocol allocates its per-node vectors (std::bad_alloc after
     // gigabytes otherwise). Each layer states its own part.
@@ -101,12 +104,13 @@ Scenario::Scenario(const nlohmann::json& written, const std::string& origin, con
     memory_ = topology::memory_parts(topology_);
     const bool optimum = data.kind()->has("suboptimality_by_default") && model.kind()->has("convex");
     for (auto parts : {learning::memory_parts(problem_, *model_, batch_size, optimum),
-                       protocols::memory_parts(*algorithm.kind(), given, topology_, model_->dimension()),
+                       protocols::memory_parts(*algorithm.kind(), given, graph(), model_->dimension()),
                        observation::memory_parts(model_->dimension(), topology_.nodes)})
       memory_.insert(memory_.end(), parts.begin(), parts.end());
     require_memory(memory_, origin);
   }
-  environment_.topology = &topology_;
+  environment_.topology = &graph();
+  environment_.network = &topology_;
   environment_.model = model_.get();
   environment_.train = &problem_.train;
   environment_.shards = &shards_;

@@ -39,7 +39,10 @@ class Scenario {
   const nlohmann::json& resolved() const { return resolved_; }
   const std::string& name() const { return name_; }
   std::uint64_t seed() const { return seed_; }
+  // The physical network (network.topology), and the logical graph the protocol mixes over
+  // (algorithm.graph; the physical network when not given).
   const topology::Topology& topology() const { return topology_; }
+  const topology::Topology& graph() const { return logical_ ? *logical_ : topology_; }
   const sim::NetworkOptions& network() const { return network_; }
   const learning::Problem& problem() const { return problem_; }
   const learning::Model& model() const { return *model_; }
@@ -86,6 +89,7 @@ class Scenario {
   std::string name_;
   std::uint64_t seed_ = 1;
   topology::Topology topology_;
+  std::optional<topology::Topology> logical_;  // algorithm.graph, when given
   sim::NetworkOptions network_;
   learning::Problem problem_;
   std::vector<learning::Shard> shards_;

@@ -13,6 +13,7 @@
 #include "common/rng.hpp"
 #include "common/spec.hpp"
 #include "tests/protocols/cooperative_network.hpp"
+#include "topologies/graph.hpp"
 
 using namespace sgdsim;
 using nlohmann::json;
@@ -50,17 +51,21 @@ struct Outcome {
 protocols::PriceTable free_work;  // the cooperative network has no clock
 
 Outcome run_round(const std::string& kind, std::size_t n, std::size_t d, std::uint64_t seed = 1,
-                  const std::string& format = "none") {
+                  const std::string& format = "none", const topology::Topology* physical = nullptr,
+                  bool integers = false) {
   const std::unique_ptr<compression::Compressor> fp32 =
       compression::make_compressor(json{{"kind", format}}.dump());
   json value = {{"kind", kind}}, resolved;
   Spec spec = Spec::of_family(value, "test", "$.algorithm.collective", resolved, protocols::collectives());
   const std::unique_ptr<protocols::Collective> collective = protocols::make_collective(
-      spec, {n, d, fp32.get(), {}, &free_work, nullptr, "test: $.algorithm.compressor", {}});
+      spec, {n, d, fp32.get(), {}, &free_work, nullptr, "test: $.algorithm.compressor", {}, physical});
   Rng rng(seed);
   std::vector<std::vector<float>> inputs(n, std::vector<float>(d));
+  // Small integers: every partial sum is exact in fp32, whatever the order.
   for (auto& v : inputs)
-    for (float& x : v) x = static_cast<float>(2 * rng.uniform() - 1) * 3.0f;
+    for (float& x : v)
+      x = integers ? static_cast<float>(rng.below(200)) - 100.0f
+                   : static_cast<float>(2 * rng.uniform() - 1) * 3.0f;
   Round round(*collective, *fp32, inputs);
   testing::CooperativeNetwork network(n);
   network.run(round);
@@ -207,6 +212,63 @@ TEST_CASE("the all-reduce collectives sum fp16 and bf16 in their own precision, 
         for (std::size_t i = 0; i < n; ++i) fp32_total += fp32.counters[i].payload_bytes;
         CHECK(2 * total == fp32_total);
       }
+    }
+  }
+}
+
+namespace {
+
+// A cluster of `hosts` × `devices`: device g of host h is node h·devices + g (the links do not matter here).
+topology::Topology cluster(std::size_t hosts, std::size_t devices) {
+  const std::size_t n = hosts * devices;
+  topology::EdgeList edges;
+  std::vector<std::string> routers;
+  for (std::size_t h = 0; h < hosts; ++h) routers.push_back("host" + std::to_string(h));
+  for (std::size_t i = 0; i < n; ++i) edges.emplace_back(i, n + i / devices);
+  routers.push_back("switch");
+  for (std::size_t h = 0; h < hosts; ++h) edges.emplace_back(n + h, n + hosts);
+  topology::Topology t = topology::build_topology("cluster", n, edges, {1e9, 1e-6}, routers);
+  t.gpus_per_host = devices;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "hierarchical all-reduce: the bit-exact sum on every node, 2(G-1) intra- and 2(H-1) inter-host "
+    "messages") {
+  for (auto [hosts, devices] : {std::pair<std::size_t, std::size_t>{2, 4}, {3, 2}, {1, 4}, {4, 1}, {3, 3}}) {
+    const topology::Topology network = cluster(hosts, devices);
+    const std::size_t n = hosts * devices;
+    for (std::size_t d : {1, 2, 5, 13, 100, 1001}) {
+      INFO("hosts " << hosts << " devices " << devices << " d " << d);
+      const Outcome o = run_round("hierarchical_allreduce", n, d, 7, "none", &network, true);
+      for (std::size_t c = 0; c < d; ++c) {
+        float sum = 0;  // integers: exact in any order
+        for (std::size_t i = 0; i < n; ++i) sum += o.inputs[i][c];
+        CHECK(o.outputs[0][c] == sum * (1.0f / static_cast<float>(n)));
+      }
+      check_mean_and_identical(o);
+      std::uint64_t total = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        CHECK(o.counters[i].messages == 2 * (devices - 1) + 2 * (hosts - 1));
+        total += o.counters[i].payload_bytes;
+      }
+      // Inside each host every chunk crosses G − 1 links in each phase (the whole vector: 2(G − 1) · 4d per
+      // host); across hosts each shard does so H − 1 times (2(H − 1) · 4d per device rank, G ranks).
+      CHECK(total == 2 * (devices - 1) * 4 * d * hosts + 2 * (hosts - 1) * 4 * d);
+    }
+  }
+}
+
+TEST_CASE(
+    "hierarchical all-reduce on a network without hosts is ring all-reduce in id order, float for float") {
+  for (std::size_t n : {2, 5, 8}) {
+    const Outcome ring = run_round("ring_allreduce", n, 101, 9);
+    const Outcome hierarchical = run_round("hierarchical_allreduce", n, 101, 9);
+    for (std::size_t i = 0; i < n; ++i) {
+      CHECK(std::memcmp(ring.outputs[i].data(), hierarchical.outputs[i].data(), 101 * sizeof(float)) == 0);
+      CHECK(ring.counters[i].payload_bytes == hierarchical.counters[i].payload_bytes);
     }
   }
 }

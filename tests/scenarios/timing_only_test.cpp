@@ -45,10 +45,22 @@ TEST_CASE("the timing-only keys are exactly these") {
   std::set<const void*> seen;
   collect(scenarios::scenario_keys().keys, "", seen, found);
   const std::vector<std::string> expected = {
-      "network.link",         "network.heterogeneity", "network.overrides",        "network.model",
-      "network.header_bytes", "network.mtu",           "network.dynamics",         "network.background",
-      "compute.host_speed",   "compute.profile",       "compute.memory_bandwidth", "compute.codecs",
-      "compute.charge",       "compute.speed_spread",  "compute.stragglers",
+      "network.topology[cluster].intra_link",
+      "network.link",
+      "network.heterogeneity",
+      "network.overrides",
+      "network.model",
+      "network.header_bytes",
+      "network.mtu",
+      "network.dynamics",
+      "network.background",
+      "compute.host_speed",
+      "compute.profile",
+      "compute.memory_bandwidth",
+      "compute.codecs",
+      "compute.charge",
+      "compute.speed_spread",
+      "compute.stragglers",
   };
   CHECK(found == expected);
 }
@@ -120,6 +132,16 @@ std::vector<Knob> knobs() {
     return [=](json& s, const std::filesystem::path&) { s[section][key] = value; };
   };
   return {
+      // The same logical ring over a 2 × 2 cluster whose device links are slower than the ring's links.
+      {"network.topology[cluster].intra_link",
+       [](json& s, const std::filesystem::path&) {
+         s["network"]["topology"] = {{"kind", "cluster"},
+                                     {"hosts", 2},
+                                     {"gpus_per_host", 2},
+                                     {"intra_link", {{"bandwidth", "1Mbps"}, {"latency", "1ms"}}}};
+         s["algorithm"]["graph"] = {{"kind", "ring"}, {"nodes", 4}};
+       },
+       +1},
       {"network.link", set("network", "link", {{"bandwidth", "1Mbps"}, {"latency", "1ms"}}), +1},
       {"network.heterogeneity", set("network", "heterogeneity", {{"bandwidth", 0.9}, {"latency", 0.9}}), +1},
       {"network.overrides", set("network", "overrides", json::parse(R"([{"node": 1, "latency": "50ms"}])")),
