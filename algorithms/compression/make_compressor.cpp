@@ -23,6 +23,9 @@ keys::Registry<CompressorFactory>& compressors() {
        {"shares_scales",
         "Its per-bucket scale may be any bound of the bucket's magnitudes, so data-parallel workers can "
         "share the maximum of theirs (TernGrad's scaler sharing, data_parallel share_scales)."},
+       {"homomorphic",
+        "Its integers are summed inside data_parallel's all-reduce in a frame the workers agree on (THC): no "
+        "protocol takes it as the compressor of its own messages."},
        {"wants_error_feedback",
         "Biased: its paper runs it with error feedback; a run without memory \"error_feedback\" warns."}});
   return family;

@@ -15,6 +15,7 @@
 #include "algorithms/compression/bit_stream.hpp"
 #include "algorithms/compression/hadamard.hpp"
 #include "algorithms/compression/thc.hpp"
+#include "algorithms/compression/thc_compressor.hpp"
 #include "algorithms/protocols/collective.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
@@ -189,24 +190,7 @@ const bool registered = collectives().add(
      "integers in that shared frame, and all-reduce the integers around a ring, adding partial sums without "
      "decoding; every node decodes the sum once. Needs the workers' compressor \"none\": it quantizes the "
      "exact vectors itself.",
-     {keys::integer("bits", "b: each worker's rotated coordinate is one of 2^b levels.")
-          .fallback_to(4)
-          .between(1, 16),
-      keys::number(
-          "overflow",
-          "p: the clipping range [−t, t] is set so that a normal coordinate of the rotated vector of "
-          "the largest norm exceeds it with probability p (t = N/√D · Φ⁻¹(1 − p)).")
-          .fallback_to(1e-4)
-          .above(0)
-          .below(0.5),
-      keys::integer("rotation_seed", "The seed of the rotation's signs, shared by every worker.")
-          .fallback_to(1)
-          .at_least(0),
-      keys::boolean(
-          "error_feedback",
-          "Each worker quantizes g + e and keeps e ← (g + e) − its own decoded vector (the authors' "
-          "code's default); false: the unbiased estimator (clipping aside).")
-          .fallback_to(false)},
+     compression::thc_keys(),
      {}},
     [](Spec& spec, const CollectiveSetup& setup) {
       const auto* format = dynamic_cast<const compression::FloatFormat*>(setup.compressor);

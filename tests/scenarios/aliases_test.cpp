@@ -106,3 +106,32 @@ TEST_CASE("optimizer onebit_adam refuses what 1-bit Adam does not support, namin
   refused(with(dp, {{"optimizer", {{"kind", "sgd"}, {"warmup_steps", 4}}}}), "optimizer.warmup_steps",
           "does not apply");
 }
+
+TEST_CASE("data_parallel with compressor thc is the collective thc, byte for byte") {
+  const json thc = {
+      {"kind", "thc"}, {"bits", 3}, {"overflow", 1e-3}, {"rotation_seed", 5}, {"error_feedback", true}};
+  same_run(with(dp, {{"compressor", thc}, {"collective", {{"kind", "ring_allreduce"}}}}),
+           with(dp, {{"collective", thc}}), "thc");
+  same_run(with(dp, {{"compressor", "thc"}, {"memory", "none"}}), with(dp, {{"collective", "thc"}}),
+           "thc-defaults");
+}
+
+TEST_CASE("compressor thc refuses where THC cannot work, naming the place") {
+  const json thc = {{"kind", "thc"}, {"bits", 4}};
+  for (const char* collective : {"allgather", "parameter_server", "recursive_doubling", "thc"})
+    refused(with(dp, {{"compressor", thc}, {"collective", {{"kind", collective}}}}), "collective",
+            "leave the collective out or write \"ring_allreduce\"");
+  refused(with(dp, {{"compressor", thc}, {"collective", {{"kind", "ring_allreduce"}, {"ring", "ids"}}}}),
+          "collective", "keys do not apply");
+  refused(with(dp, {{"compressor", thc}, {"memory", {{"kind", "error_feedback"}}}}), "memory",
+          "\"error_feedback\": true in the compressor");
+  refused(with(dp, {{"compressor", thc}, {"aggregate", "majority_vote"}}), "aggregate", "\"mean\" only");
+  // A protocol's own messages: THC needs the all-reduce's shared frame.
+  refused({{"kind", "choco"}, {"steps", 12}, {"lr", 0.001}, {"consensus_step", 0.2}, {"compressor", thc}},
+          "compressor.kind", "all-reduce");
+  refused({{"kind", "diloco"}, {"steps", 12}, {"lr", 0.001}, {"compressor", thc}}, "compressor.kind",
+          "all-reduce");
+  // The collective form takes no compressor but "none", and 1-bit Adam's spelling none at all.
+  refused(with(dp, {{"optimizer", {{"kind", "onebit_adam"}}}, {"compressor", thc}}), "compressor",
+          "compresses the momentum itself");
+}
