@@ -13,10 +13,11 @@ MessageCompressor make_message_compressor(Spec& parent, const std::string& key, 
                                           PriceTable& prices, const compression::Layout& layout) {
   Spec given = parent.variant(key);
   if (given.kind()->has("homomorphic"))
-    given.fail("kind", "\"" + given.kind_name() +
-                           "\" sums integers inside data_parallel's all-reduce, in a frame the workers agree on, "
-                           "so it cannot compress a message of its own here; in data_parallel it runs as the "
-                           "collective of that name (docs/compression.md)");
+    given.fail("kind",
+               "\"" + given.kind_name() +
+                   "\" sums integers inside data_parallel's all-reduce, in a frame the workers agree on, "
+                   "so it cannot compress a message of its own here; in data_parallel it runs as the "
+                   "collective of that name (docs/compression.md)");
   MessageCompressor made;
   made.compressor = compression::make_compressor(given);
   made.compressor->use_layout(layout);

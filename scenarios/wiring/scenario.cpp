@@ -128,11 +128,12 @@ Scenario::Scenario(const nlohmann::json& written, const std::string& origin, con
   }
   if (environment_.lossy && network_.dynamics.late_messages == sim::LateMessages::keep &&
       !algorithm.kind()->has("takes_late_messages"))
-    algorithm.fail("kind", "\"" + algorithm.kind_name() +
-                               "\" cannot run with network.late_messages \"keep\": a kept message goes to the "
-                               "next receive from its sender, which this protocol may read as another of its "
-                               "messages; kinds that take it: " +
-                               quoted_list(protocols::protocols().kind_names("takes_late_messages")));
+    algorithm.fail("kind",
+                   "\"" + algorithm.kind_name() +
+                       "\" cannot run with network.late_messages \"keep\": a kept message goes to the "
+                       "next receive from its sender, which this protocol may read as another of its "
+                       "messages; kinds that take it: " +
+                       quoted_list(protocols::protocols().kind_names("takes_late_messages")));
   protocol_ = protocols::make_protocol(algorithm, environment_);
   algorithm_ = algorithm.kind_name();
 
