@@ -1,23 +1,28 @@
 // `sgdsim calibrate`: measures this machine's device profile (docs/compute.md) and writes it as JSON.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "analysis/calibration.hpp"
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/spec.hpp"
+#include "sim/config/device_profile.hpp"
 
 namespace sgdsim::app {
 
 void add_calibrate_command(CLI::App& root) {
   auto* command = root.add_subcommand(
       "calibrate",
-      "Measure this machine's device profile (model math, vector arithmetic, every compressor's encode and "
-      "decode; median of repetitions) and print it, or write it with -o; a scenario uses it with "
-      "\"compute\": {\"profile\": FILE}");
+      "Measure this machine's device profile (model math, vector arithmetic, the encode and decode of every "
+      "registered compressor example or of the codec configurations --scenario files use; median of "
+      "repetitions) and print it, or write it with -o; a scenario uses it with \"compute\": {\"profile\": "
+      "FILE}");
   struct Options {
     std::string output;
+    std::string reference;
     analysis::CalibrationOptions calibration;
   };
   auto options = std::make_shared<Options>();
@@ -33,11 +38,35 @@ void add_calibrate_command(CLI::App& root) {
                    "Each repetition repeats an operation at least this long")
       ->check(CLI::Range(1e-4, 60.0))
       ->capture_default_str();
+  command
+      ->add_option("--scenario", options->calibration.scenarios,
+                   "Measure exactly the codec configurations this scenario or sweep file uses (repeatable); "
+                   "with -o FILE of an existing profile, merge them into it")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--examples", options->calibration.examples,
+                    "With --scenario: also every registered example of every compressor kind");
+  command->add_option(
+      "--scale-to", options->reference,
+      "On a loaded machine: measure this profile's codec configurations too and multiply every "
+      "measured figure by the load factor, the geometric mean of its / measured throughputs");
   command->callback([options] {
     // Measuring takes minutes: what would stop the writing is refused first.
     if (!std::isfinite(options->calibration.min_seconds))
       throw InputError("--min-seconds: expected a finite number of seconds");
     if (!options->output.empty()) check_output_file(options->output);
+    // With --scenario, an existing profile -o names receives the measured prices; it must read as one first.
+    if (!options->calibration.scenarios.empty() && !options->output.empty() &&
+        std::filesystem::exists(options->output)) {
+      options->calibration.into = parse_json_file(options->output);
+      sim::read_device_profile(options->calibration.into, options->output);
+    }
+    if (!options->reference.empty()) {
+      options->calibration.reference = parse_json_file(options->reference);
+      options->calibration.reference_name = options->reference;
+      sim::read_device_profile(options->calibration.reference, options->reference);
+    }
+    // Every scenario must build before minutes of measuring.
+    for (const std::string& file : options->calibration.scenarios) analysis::used_configurations(file);
     options->calibration.progress = stderr;
     const std::string text = analysis::calibrate(options->calibration).dump(2) + "\n";
     if (options->output.empty())

@@ -11,10 +11,16 @@
 
 namespace sgdsim::protocols {
 
-// Coordinates per second of one compressor kind on the profiled device.
+// Coordinates per second of a codec on the profiled device.
 struct CodecSpeed {
   double encode = 0;
   double decode = 0;
+};
+
+// The price of one codec configuration and where it came from (a profile entry's `source`, or the scenario).
+struct CodecPrice {
+  CodecSpeed speed;
+  std::string source;
 };
 
 struct Costs {
@@ -22,7 +28,11 @@ struct Costs {
   // "communication only" view).
   std::array<bool, work_kinds> charged = {true, false, false, false, false};
   double memory_bandwidth = 0;  // bytes/s of vector arithmetic (read + written)
+  // Prices per codec configuration: the priced configuration (compression/speed_keys.hpp) as compact JSON.
+  std::map<std::string, CodecPrice> configurations;
+  // The scenario's overrides per compressor kind, for every configuration of that kind.
   std::map<std::string, CodecSpeed> codecs;
+  std::string profile;  // the profile the configurations came from, for error messages
 
   bool charges(Work work) const { return charged[static_cast<std::size_t>(work)]; }
 };

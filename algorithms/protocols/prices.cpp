@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "algorithms/compression/speed_keys.hpp"
 #include "algorithms/learning/model.hpp"
 #include "common/error.hpp"
 
@@ -57,28 +58,86 @@ PriceId PriceTable::gradient(const learning::Model& model, const nlohmann::json&
   return add(std::move(price));
 }
 
+namespace {
+// "FILE: $.path" -> "FILE": the scenario a codec was configured in, for the calibrate command to name.
+std::string origin_of(const std::string& where) {
+  const auto colon = where.find(": $");
+  return colon == std::string::npos ? std::string("S.json") : where.substr(0, colon);
+}
+}  // namespace
+
 PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const std::string& where) {
   if (work != Work::encode && work != Work::decode)
     throw std::logic_error("a codec price is for encode or decode");
   const std::string kind = configuration.value("kind", "");
   const std::string direction(work_names[static_cast<std::size_t>(work)]);
-  const auto found = costs_.codecs.find(kind);
-  const double rate =
-      found == costs_.codecs.end() ? 0 : (work == Work::encode ? found->second.encode : found->second.decode);
-  if (rate <= 0 && charges(work)) {
-    throw InputError(where + ": the compute profile has no " + direction +
-                     " throughput for compressor kind \"" + kind + "\"; add it as compute.codecs." + kind +
-                     "." + direction + " or calibrate a profile with `sgdsim calibrate`");
+  const nlohmann::json priced = compression::priced_configuration(configuration);
+  const auto pick = [&](const CodecSpeed& speed) {
+    return work == Work::encode ? speed.encode : speed.decode;
+  };
+  double rate = 0;
+  std::string source;
+  // A scenario's override of the kind wins over the profile's price of the configuration.
+  if (const auto found = costs_.codecs.find(kind); found != costs_.codecs.end() && pick(found->second) > 0) {
+    rate = pick(found->second);
+    source = "the scenario's compute.codecs." + kind + "." + direction;
+  } else if (const auto entry = costs_.configurations.find(priced.dump());
+             entry != costs_.configurations.end() && pick(entry->second.speed) > 0) {
+    rate = pick(entry->second.speed);
+    source = entry->second.source;
   }
+  if (rate <= 0 && charges(work)) {
+    const std::string profile = costs_.profile.empty() ? "the compute profile" : costs_.profile;
+    throw InputError(
+        where + ": " + profile + " has no " + direction + " price for codec configuration " + priced.dump() +
+        "; measure it with `sgdsim calibrate --scenario " + origin_of(where) +
+        " -o PROFILE.json` (which adds it to PROFILE.json) and set compute.profile, or give it " +
+        "in compute.codecs as [{\"codec\": " + priced.dump() + ", \"encode\": ..., \"decode\": ...}]");
+  }
+  if (rate <= 0) source = "none (" + direction + " not charged)";
   Price price;
   price.work = work;
   price.unit = Unit::coordinates;
   price.subject = configuration;
   price.basis = Basis::throughput;
   price.rate = rate;
-  price.source =
-      rate > 0 ? "compute codecs." + kind + "." + direction : "none (" + direction + " not charged)";
+  price.source = source;
   return add(std::move(price));
+}
+
+nlohmann::json PriceTable::codec_prices() const {
+  // One entry per priced configuration, in the order the protocol registered them.
+  nlohmann::json out = nlohmann::json::array();
+  std::map<std::string, std::size_t> at;
+  for (const Price& price : prices_) {
+    if (price.unit != Unit::coordinates) continue;
+    const nlohmann::json priced = compression::priced_configuration(price.subject);
+    const std::string key = priced.dump();
+    if (!at.count(key)) {
+      at[key] = out.size();
+      out.push_back({{"codec", priced}});
+    }
+    nlohmann::json& entry = out[at[key]];
+    const std::string direction(work_names[static_cast<std::size_t>(price.work)]);
+    if (price.rate > 0) {
+      entry[direction] = price.rate;
+      entry[direction + "_source"] = price.source;
+    }
+  }
+  // One `source` when both directions share it; a configuration without any price (its work not charged)
+  // is left out.
+  nlohmann::json priced = nlohmann::json::array();
+  for (nlohmann::json& entry : out) {
+    if (!entry.contains("encode") && !entry.contains("decode")) continue;
+    if (entry.contains("encode_source") && entry.contains("decode_source") &&
+        entry["encode_source"] == entry["decode_source"]) {
+      entry["source"] = entry["encode_source"];
+      entry.erase("encode_source");
+      entry.erase("decode_source");
+    }
+    priced.push_back(std::move(entry));
+  }
+  return priced;
 }
 
 PriceId PriceTable::floats(Work work) {

@@ -71,9 +71,11 @@ class PriceTable {
   // The price of one minibatch gradient of `model` (described by `description`, its resolved scenario
   // object) at `batch_size`. Registering the same subject again gives the same id.
   PriceId gradient(const learning::Model& model, const nlohmann::json& description, std::size_t batch_size);
-  // The price of a coordinate through codec configuration `configuration` (its "kind" names the compressor
-  // kind) in direction `work` (Work::encode or Work::decode). Throws InputError naming `where` when that work
-  // is charged and the profile has no price for it.
+  // The price of a coordinate through codec configuration `configuration` (resolved; its "kind" names the
+  // compressor kind) in direction `work` (Work::encode or Work::decode): the scenario's override of the kind,
+  // else the profile's price of the configuration's priced form (compression/speed_keys.hpp). Throws
+  // InputError naming `where`, the configuration and the calibrate command when that work is charged and
+  // there is no price for it.
   PriceId codec(Work work, const nlohmann::json& configuration, const std::string& where);
   // The price of a float read or written by vector arithmetic charged as `work` (mixing, update, or encode:
   // the memory's arithmetic).
@@ -93,6 +95,10 @@ class PriceTable {
   std::string mismatch(std::span<const PriceKey> keys) const;
   // The entries, in id order, as JSON: [{"id", "work", "unit", "subject", "basis", "rate", "source"}, ...].
   nlohmann::json to_json() const;
+  // The codec prices in use, one entry per priced configuration, as compute.codecs reads them back:
+  // [{"codec": {...}, "encode": r, "decode": r, "source": "..."}] (or "encode_source"/"decode_source" when
+  // the two differ); a direction that is not charged and has no price is left out.
+  nlohmann::json codec_prices() const;
 
  private:
   Costs costs_;

@@ -135,6 +135,9 @@ Scenario::Scenario(const nlohmann::json& written, const std::string& origin, con
                        "messages; kinds that take it: " +
                        quoted_list(protocols::protocols().kind_names("takes_late_messages")));
   protocol_ = protocols::make_protocol(algorithm, environment_);
+  // The exact price of every codec configuration the protocol uses, and its source: resolved.json runs with
+  // the same prices whatever the profile file becomes.
+  resolved_["compute"]["codecs"] = environment_.prices->codec_prices();
   algorithm_ = algorithm.kind_name();
 
   Spec eval = root.object("eval");

@@ -58,14 +58,16 @@ ComputeSetup read_compute(Spec& root, const std::string& base_dir, std::size_t n
                           Dynamics* dynamics) {
   Spec compute = root.object("compute");
   DeviceProfile profile;
+  std::string profile_name = "profiles/default.json (bundled)";
   if (compute.has("profile")) {
     const std::string given = compute.string("profile");
     const fs::path file = fs::path(given).is_absolute() ? fs::path(given) : fs::path(base_dir) / given;
-    profile = compute.in_context(
-        [&] { return read_device_profile(parse_json_file(file.string()), file.string()); });
+    profile_name = "the profile " + given;
+    profile = compute.in_context([&] { return read_device_profile(parse_json_file(file.string()), given); });
   } else {
     profile = read_device_profile(parse_json_text(std::string(default_profile_text()), "the bundled profile"),
-                                  "profiles/default.json (bundled)");
+                                  "profiles/default.json");
+    profile_name = "the bundled profile (profiles/default.json)";
   }
   ComputeSetup out;
   out.host_speed = compute.has("host_speed") ? compute.speed("host_speed") : profile.host_speed;
@@ -77,9 +79,12 @@ ComputeSetup read_compute(Spec& root, const std::string& base_dir, std::size_t n
       compute.has("memory_bandwidth") ? compute.bandwidth("memory_bandwidth") : profile.memory_bandwidth;
   if (!compute.has("memory_bandwidth"))
     compute.echo("memory_bandwidth", exact_text(costs.memory_bandwidth) + "Bps");
-  costs.codecs = profile.codecs;
-  read_codecs(compute, true, costs.codecs);
-  compute.echo("codecs", codecs_json(costs.codecs));
+  costs.configurations = profile.configurations;
+  costs.profile = profile_name;
+  // The scenario's prices win over the profile's. The prices a run uses are echoed by the scenario once its
+  // protocol has registered them (PriceTable::codec_prices); until then, what the scenario gave.
+  read_codecs(compute, true, costs.codecs, costs.configurations, "the scenario's compute.codecs");
+  if (!compute.has("codecs")) compute.echo("codecs", nlohmann::json::array());
   Spec charge = compute.object("charge");
   for (std::size_t w = 0; w < protocols::work_kinds; ++w)
     costs.charged[w] = charge.boolean(std::string(protocols::work_names[w]));

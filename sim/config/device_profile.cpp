@@ -4,12 +4,14 @@
 #include <cmath>
 
 #include "algorithms/compression/compressor.hpp"
+#include "algorithms/compression/speed_keys.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::sim {
 using nlohmann::json;
 
-// The JSON Schema of a codecs table: compressor kinds to {encode, decode} in coordinates per second.
+// The JSON Schema of a codecs table: either compressor kinds to {encode, decode} (coordinates per second), or
+// a list of priced configurations [{"codec": {...}, "encode": ..., "decode": ..., "source": "..."}].
 nlohmann::json codecs_shape(bool partial) {
   json kinds = json::array();
   for (const keys::Kind* kind : compression::compressors().kinds()) kinds.push_back(kind->name);
@@ -18,56 +20,123 @@ nlohmann::json codecs_shape(bool partial) {
                 {"properties", {{"encode", speed}, {"decode", speed}}},
                 {"additionalProperties", false}};
   if (!partial) entry["required"] = {"encode", "decode"};
-  return {{"type", "object"}, {"propertyNames", {{"enum", kinds}}}, {"additionalProperties", entry}};
+  const json by_kind = {
+      {"type", "object"}, {"propertyNames", {{"enum", kinds}}}, {"additionalProperties", entry}};
+  const json text = {{"type", "string"}};
+  json priced = {{"type", "object"},
+                 {"properties",
+                  {{"codec", {{"type", "object"}, {"required", {"kind"}}}},
+                   {"encode", speed},
+                   {"decode", speed},
+                   {"source", text},
+                   {"encode_source", text},
+                   {"decode_source", text}}},
+                 {"required", partial ? json{"codec"} : json{"codec", "encode", "decode"}},
+                 {"additionalProperties", false}};
+  return {{"oneOf", {by_kind, {{"type", "array"}, {"items", priced}}}}};
 }
 
 const std::string& codecs_help() {
   static const std::string help =
-      "Encode and decode throughputs per compressor kind, in coordinates per second: {\"qsgd\": {\"encode\": "
-      "1e9, \"decode\": 2e9}, ...}.";
+      "Encode and decode throughputs in coordinates per second: a list of codec configurations, [{\"codec\": "
+      "{\"kind\": \"qsgd\", \"levels\": 16, ...}, \"encode\": 1e9, \"decode\": 2e9, \"source\": \"...\"}, "
+      "...] "
+      "(only the keys that change a codec's speed matter, docs/compute.md), or per compressor kind, for "
+      "every "
+      "configuration of the kind, {\"qsgd\": {\"encode\": 1e9, \"decode\": 2e9}, ...}.";
   return help;
 }
 
-// Reads `codecs` (an object of compressor kind → {encode, decode}) into `into`, checking every name and
-// value. With `partial`, an entry may give only one of the two throughputs.
-void read_codecs(Spec& spec, bool partial, std::map<std::string, protocols::CodecSpeed>& into) {
+namespace {
+
+double read_speed(Spec& spec, const json& value, const std::string& at) {
+  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 1 ||
+      value.get<double>() > 1e15)
+    spec.fail("codecs", at + ": expected coordinates per second in [1, 1e15], found " + value.dump());
+  return value.get<double>();
+}
+
+// A list of priced configurations into `configurations` (a later entry of one configuration wins).
+void read_priced(Spec& spec, const json& table, bool partial, const std::string& default_source,
+                 std::map<std::string, protocols::CodecPrice>& configurations) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const json& entry = table[i];
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (!entry.is_object() || !entry.contains("codec"))
+      spec.fail("codecs", at + ": expected {\"codec\": {...}, \"encode\": ..., \"decode\": ...}");
+    json priced;
+    try {
+      priced = compression::priced_configuration(
+          compression::resolved_configuration(entry["codec"], spec.where("codecs") + at + ".codec"));
+    } catch (const InputError& e) {
+      spec.fail("codecs", at + ".codec: " + e.what());
+    }
+    protocols::CodecSpeed speed;
+    std::string encode_source, decode_source;
+    for (const auto& [name, value] : entry.items()) {
+      if (name == "codec") continue;
+      if (name == "encode" || name == "decode") {
+        (name == "encode" ? speed.encode : speed.decode) = read_speed(spec, value, at + "." + name);
+      } else if (name == "source" || name == "encode_source" || name == "decode_source") {
+        if (!value.is_string()) spec.fail("codecs", at + "." + name + ": expected a string");
+        if (name != "decode_source") encode_source = value.get<std::string>();
+        if (name != "encode_source") decode_source = value.get<std::string>();
+      } else {
+        spec.fail("codecs", at + ": unknown key \"" + name +
+                                "\" (expected codec, encode, decode, source, encode_source, decode_source)");
+      }
+    }
+    if (!partial && (speed.encode == 0 || speed.decode == 0))
+      spec.fail("codecs", at + ": both encode and decode are required");
+    if (speed.encode == 0 && speed.decode == 0)
+      spec.fail("codecs", at + ": expected an encode or a decode throughput");
+    if (encode_source.empty()) encode_source = default_source;
+    if (decode_source.empty()) decode_source = default_source;
+    std::string source = speed.decode == 0   ? encode_source
+                         : speed.encode == 0 ? decode_source
+                         : encode_source == decode_source
+                             ? encode_source
+                             : "encode: " + encode_source + "; decode: " + decode_source;
+    protocols::CodecPrice& into = configurations[priced.dump()];
+    // A partial entry refines one direction of the price already there.
+    if (!into.source.empty() && (speed.encode == 0 || speed.decode == 0))
+      source = into.source + "; " + (speed.encode > 0 ? "encode: " : "decode: ") + source;
+    if (speed.encode > 0) into.speed.encode = speed.encode;
+    if (speed.decode > 0) into.speed.decode = speed.decode;
+    into.source = source;
+  }
+}
+
+}  // namespace
+
+void read_codecs(Spec& spec, bool partial, std::map<std::string, protocols::CodecSpeed>& by_kind,
+                 std::map<std::string, protocols::CodecPrice>& configurations, const std::string& source) {
   const json* table = spec.peek("codecs");
   if (!table) return;
+  if (table->is_array()) {
+    read_priced(spec, *table, partial, source, configurations);
+    spec.echo("codecs", *table);
+    return;
+  }
   if (!table->is_object())
-    spec.fail("codecs", "expected an object of compressor kinds, found " + table->dump());
+    spec.fail("codecs", "expected a list of priced configurations or an object of compressor kinds, found " +
+                            table->dump());
   std::vector<std::string> known;
   for (const keys::Kind* kind : compression::compressors().kinds()) known.push_back(kind->name);
-  json echoed = json::object();
   for (const auto& [kind, entry] : table->items()) {
-    const std::string at = "codecs." + kind;
     if (std::find(known.begin(), known.end(), kind) == known.end())
       spec.fail("codecs", "\"" + kind + "\" is not a compressor kind");
     if (!entry.is_object()) spec.fail("codecs", kind + ": expected {\"encode\": ..., \"decode\": ...}");
-    protocols::CodecSpeed& speed = into[kind];
+    protocols::CodecSpeed& speed = by_kind[kind];
     for (const auto& [name, value] : entry.items()) {
       if (name != "encode" && name != "decode")
         spec.fail("codecs", kind + ": unknown key \"" + name + "\" (expected encode, decode)");
-      if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 1 ||
-          value.get<double>() > 1e15)
-        spec.fail("codecs",
-                  at + "." + name + ": expected coordinates per second in [1, 1e15], found " + value.dump());
-      (name == "encode" ? speed.encode : speed.decode) = value.get<double>();
+      (name == "encode" ? speed.encode : speed.decode) = read_speed(spec, value, kind + "." + name);
     }
     if (!partial && (speed.encode == 0 || speed.decode == 0))
       spec.fail("codecs", kind + ": both encode and decode are required");
   }
   spec.echo("codecs", *table);
-}
-
-json codecs_json(const std::map<std::string, protocols::CodecSpeed>& codecs) {
-  json out = json::object();
-  for (const auto& [kind, speed] : codecs) {
-    json entry = json::object();  // a partial override of a kind the profile lacks stays partial
-    if (speed.encode > 0) entry["encode"] = speed.encode;
-    if (speed.decode > 0) entry["decode"] = speed.decode;
-    out[kind] = entry;
-  }
-  return out;
 }
 
 const keys::Object& profile_keys() {
@@ -89,12 +158,26 @@ const keys::Object& profile_keys() {
 DeviceProfile read_device_profile(const json& document, const std::string& origin) {
   json resolved;
   Spec spec(document, origin, "", resolved, profile_keys());
-  for (const char* text : {"description", "machine", "command"})
+  for (const char* text : {"description", "machine"})
     if (spec.has(text)) spec.string(text);
+  const std::string command = spec.has("command") ? spec.string("command") : "sgdsim calibrate";
   DeviceProfile profile;
   profile.host_speed = spec.speed("host_speed");
   profile.memory_bandwidth = spec.bandwidth("memory_bandwidth");
-  read_codecs(spec, false, profile.codecs);
+  // A table by kind (as earlier versions of `sgdsim calibrate` wrote it) prices each kind's first registered
+  // example, which is what those versions measured.
+  std::map<std::string, protocols::CodecSpeed> by_kind;
+  read_codecs(spec, false, by_kind, profile.configurations, origin);
+  for (auto& [configuration, price] : profile.configurations)
+    if (price.source != origin) price.source = origin + ": " + price.source;
+  for (const auto& [kind, speed] : by_kind) {
+    const keys::Kind* registered = compression::compressors().find(kind);
+    if (!registered || registered->examples.empty()) continue;
+    const json example = registered->examples.front();
+    profile.configurations
+        [compression::priced_configuration(compression::resolved_configuration(example, origin)).dump()] = {
+        speed, origin + ": codecs." + kind + ", measured with " + example.dump() + " by `" + command + "`"};
+  }
   spec.finish();
   return profile;
 }

@@ -23,7 +23,8 @@ const keys::Object& profile_keys();
 struct DeviceProfile {
   double host_speed = 0;        // flop/s of model math
   double memory_bandwidth = 0;  // bytes/s of vector arithmetic
-  std::map<std::string, protocols::CodecSpeed> codecs;
+  // Prices per codec configuration (compression/speed_keys.hpp), keyed by the priced configuration's JSON.
+  std::map<std::string, protocols::CodecPrice> configurations;
 };
 
 // Reads a profile document; errors name `origin`.
@@ -32,12 +33,13 @@ DeviceProfile read_device_profile(const nlohmann::json& document, const std::str
 // The bundled profile (profiles/default.json, compiled in by CMake).
 std::string_view default_profile_text();
 
-// A codecs table: compressor kinds to {encode, decode} in coordinates per second. Prices are keyed by the
-// compressor kind today. The help, the JSON Schema (`partial`: an entry may give one of the two), the
-// reader of `spec`'s "codecs" into `into`, and its echo.
+// A codecs table: a list of priced codec configurations, or compressor kinds to {encode, decode}, in
+// coordinates per second. The help, the JSON Schema (`partial`: an entry may give one of the two), and the
+// reader of `spec`'s "codecs": a list goes to `configurations` (each entry's source, else `source`), an
+// object to `by_kind`.
 const std::string& codecs_help();
 nlohmann::json codecs_shape(bool partial);
-void read_codecs(Spec& spec, bool partial, std::map<std::string, protocols::CodecSpeed>& into);
-nlohmann::json codecs_json(const std::map<std::string, protocols::CodecSpeed>& codecs);
+void read_codecs(Spec& spec, bool partial, std::map<std::string, protocols::CodecSpeed>& by_kind,
+                 std::map<std::string, protocols::CodecPrice>& configurations, const std::string& source);
 
 }  // namespace sgdsim::sim

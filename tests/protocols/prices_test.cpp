@@ -3,6 +3,7 @@
 // is for.
 #include <catch2/catch.hpp>
 
+#include "algorithms/compression/speed_keys.hpp"
 #include "algorithms/learning/model.hpp"
 #include "algorithms/protocols/prices.hpp"
 #include "common/error.hpp"
@@ -104,4 +105,56 @@ TEST_CASE("a default table charges gradients only") {
   CHECK(prices.seconds({prices.gradient(model, json::object(), 4), 1}, 20) == 2);
   CHECK(prices.seconds({prices.floats(Work::mixing), 1e6}, 20) == 0);
   CHECK(prices.seconds({prices.codec(Work::encode, {{"kind", "none"}}, "x"), 1e6}, 20) == 0);
+}
+
+TEST_CASE("codecs are priced per configuration: the keys that change the speed, nothing else") {
+  protocols::Costs settings;
+  settings.charged = {true, true, true, true, true};
+  const json elias = {{"kind", "qsgd"}, {"levels", 16}, {"bucket", 8192}, {"coding", "elias"}};
+  const json fixed = {{"kind", "qsgd"}, {"levels", 16}, {"bucket", 8192}, {"coding", "fixed"}};
+  settings.configurations[compression::priced_configuration(elias).dump()] = {{1e8, 2e8}, "measured A"};
+  settings.configurations[compression::priced_configuration(fixed).dump()] = {{5e8, 7e8}, "measured B"};
+  settings.profile = "the profile p.json";
+  protocols::PriceTable prices(settings);
+  // `scale` does not change the speed: the same price as without it; the subject stays the whole object.
+  json scaled = elias;
+  scaled["scale"] = "contractive";
+  const auto encode_elias = prices.codec(Work::encode, scaled, "s.json: $.algorithm.compressor");
+  const auto encode_fixed = prices.codec(Work::encode, fixed, "s.json: $.algorithm.compressor");
+  const auto decode_fixed = prices.codec(Work::decode, fixed, "s.json: $.algorithm.compressor");
+  CHECK(prices.seconds({encode_elias, 1e6}, 1) == 1e6 / 1e8);
+  CHECK(prices.seconds({encode_fixed, 1e6}, 1) == 1e6 / 5e8);
+  CHECK(prices.seconds({decode_fixed, 1e6}, 1) == 1e6 / 7e8);
+  CHECK(prices.prices()[encode_elias].subject == scaled);
+  CHECK(prices.prices()[encode_fixed].source == "measured B");
+  // The echo: one entry per priced configuration, with both rates and their source.
+  const json echoed = prices.codec_prices();
+  REQUIRE(echoed.size() == 2);
+  CHECK(echoed[0]["codec"] == compression::priced_configuration(elias));
+  CHECK(echoed[0]["encode"] == 1e8);
+  CHECK_FALSE(echoed[0].contains("decode"));
+  CHECK(echoed[1]["codec"] == compression::priced_configuration(fixed));
+  CHECK(echoed[1]["encode"] == 5e8);
+  CHECK(echoed[1]["decode"] == 7e8);
+  CHECK(echoed[1]["source"] == "measured B");
+  // Another level count is another configuration: without a price it is an error that names it, the
+  // profile, and the command that measures it.
+  json eight = fixed;
+  eight["levels"] = 8;
+  try {
+    prices.codec(Work::encode, eight, "runs/s.json: $.algorithm.compressor");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("runs/s.json: $.algorithm.compressor: the profile p.json has no encode price") == 0);
+    CHECK(what.find(compression::priced_configuration(eight).dump()) != std::string::npos);
+    CHECK(what.find("sgdsim calibrate --scenario runs/s.json") != std::string::npos);
+  }
+  // A scenario's override of the kind prices every configuration of the kind, and says so.
+  settings.codecs["qsgd"] = {3e9, 0};
+  protocols::PriceTable overridden(settings);
+  const auto encode_eight = overridden.codec(Work::encode, eight, "s.json");
+  CHECK(overridden.seconds({encode_eight, 3e9}, 1) == 1);
+  CHECK(overridden.prices()[encode_eight].source == "the scenario's compute.codecs.qsgd.encode");
 }

@@ -5,6 +5,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
 
 #include "tests/support/child.hpp"
 #include "tests/support/runs.hpp"
@@ -138,7 +141,9 @@ TEST_CASE("a profile without a throughput for the scenario's compressor is an in
   const Run run = run_scenario(scenario, "compute-profile-missing");
   CHECK(run.exit_code == 2);
   CHECK(run.output.find("$.algorithm.compressor") != std::string::npos);
-  CHECK(run.output.find("no encode throughput for compressor kind \"qsgd\"") != std::string::npos);
+  CHECK(run.output.find("has no encode price for codec configuration {\"kind\":\"qsgd\"") !=
+        std::string::npos);
+  CHECK(run.output.find("sgdsim calibrate --scenario ") != std::string::npos);
 
   // A malformed profile names the profile file and the key.
   {
@@ -160,16 +165,78 @@ TEST_CASE("sgdsim calibrate writes a profile that scenarios accept, with every c
   const json profile = json::parse(read_text(folder / "profile.json"));
   CHECK(profile["host_speed"].get<double>() > 0);
   CHECK(profile["memory_bandwidth"].get<double>() > 0);
+  std::set<std::string> kinds;
+  for (const json& entry : profile["codecs"]) {
+    INFO(entry.dump());
+    kinds.insert(entry["codec"]["kind"].get<std::string>());
+    CHECK(entry["encode"].get<double>() > 0);
+    CHECK(entry["decode"].get<double>() > 0);
+    CHECK_THAT(entry["source"].get<std::string>(), Catch::Contains("measured by sgdsim calibrate"));
+  }
   for (const char* kind : {"none", "qsgd", "qsgdinf", "nuqsgd", "topk", "randk", "sign", "compose"}) {
     INFO(kind);
-    CHECK(profile["codecs"][kind]["encode"].get<double>() > 0);
-    CHECK(profile["codecs"][kind]["decode"].get<double>() > 0);
+    CHECK(kinds.count(kind) == 1);
   }
   json scenario = two_node_dpsgd(json::object());
   scenario["compute"] = {{"profile", (folder / "profile.json").string()}};
   const Run run = run_scenario(scenario, "calibrated-profile");
   REQUIRE(run.exit_code == 0);
   CHECK(run.summary["simulated_time_s"]["encode"].get<double>() > 0);
+}
+
+TEST_CASE("calibrate --scenario measures exactly the scenario's codec configurations into a profile") {
+  const auto folder = temporary_folder("calibrate-scenario");
+  json scenario = two_node_dpsgd(json::object());
+  scenario["algorithm"] = {
+      {"kind", "choco"},
+      {"steps", 2},
+      {"lr", 0.01},
+      {"consensus_step", 0.5},
+      {"compressor", {{"kind", "qsgd"}, {"levels", 7}, {"coding", "fixed"}, {"bucket", 32}}}};
+  const auto scenario_file = folder / "fixed7.json";
+  std::ofstream(scenario_file) << scenario.dump(2);
+  // An existing profile: the measured price joins its entries.
+  const auto profile_file = folder / "profile.json";
+  std::ofstream(profile_file) << R"({"host_speed": "1Gf", "memory_bandwidth": "1GBps",
+      "codecs": [{"codec": {"kind": "sign", "bucket": 40}, "encode": 1e9, "decode": 2e9, "source": "a test"}]})";
+  const auto calibrated = run_command(
+      std::string(SGDSIM_BINARY) + " calibrate --dimension 4096 --repetitions 1 " +
+      "--min-seconds 0.0001 --scenario " + scenario_file.string() + " -o " + profile_file.string());
+  INFO(calibrated.output);
+  REQUIRE(calibrated.exit_code == 0);
+  const json profile = json::parse(read_text(profile_file));
+  CHECK(profile["host_speed"] == "1Gf");
+  REQUIRE(profile["codecs"].size() == 2);
+  std::map<std::string, json> by_kind;
+  for (const json& entry : profile["codecs"]) by_kind[entry["codec"]["kind"].get<std::string>()] = entry;
+  CHECK(by_kind["sign"]["encode"] == 1e9);
+  CHECK(by_kind["sign"]["source"] == "a test");
+  const json& qsgd = by_kind["qsgd"];
+  CHECK(qsgd["codec"]["levels"] == 7);
+  CHECK(qsgd["codec"]["coding"] == "fixed");
+  CHECK(qsgd["codec"]["bucket"] == 32);
+  CHECK_FALSE(qsgd["codec"].contains("scale"));  // does not change the speed
+  CHECK(qsgd["encode"].get<double>() > 0);
+  CHECK_THAT(qsgd["source"].get<std::string>(), Catch::Contains("measured by sgdsim calibrate"));
+
+  // The scenario runs on that profile, and resolved.json echoes the price it used and its source.
+  scenario["compute"] = {{"profile", profile_file.string()}};
+  const Run run = run_scenario(scenario, "calibrated-scenario");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const json resolved = json::parse(read_text(run.directory / "resolved.json"));
+  const json& echoed = resolved["compute"]["codecs"];
+  REQUIRE(echoed.size() == 1);
+  CHECK(echoed[0]["codec"] == qsgd["codec"]);
+  CHECK(echoed[0]["encode"] == qsgd["encode"]);
+  CHECK(echoed[0]["decode"] == qsgd["decode"]);
+  CHECK_THAT(echoed[0]["source"].get<std::string>(), Catch::Contains("measured by sgdsim calibrate"));
+
+  // Another level count is not priced by that entry.
+  scenario["algorithm"]["compressor"]["levels"] = 8;
+  const Run unpriced = run_scenario(scenario, "calibrated-scenario-unpriced");
+  CHECK(unpriced.exit_code == 2);
+  CHECK_THAT(unpriced.output, Catch::Contains("\"levels\":8"));
 }
 
 TEST_CASE("calibrate refuses an output it could not write, and --min-seconds nan, before measuring") {
