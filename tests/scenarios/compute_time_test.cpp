@@ -141,8 +141,8 @@ TEST_CASE("a profile without a throughput for the scenario's compressor is an in
   const Run run = run_scenario(scenario, "compute-profile-missing");
   CHECK(run.exit_code == 2);
   CHECK(run.output.find("$.algorithm.compressor") != std::string::npos);
-  CHECK(run.output.find("has no encode price for codec configuration {\"kind\":\"qsgd\"") !=
-        std::string::npos);
+  CHECK(run.output.find("has no encode price for codec configuration {") != std::string::npos);
+  CHECK(run.output.find("\"kind\":\"qsgd\"") != std::string::npos);
   CHECK(run.output.find("sgdsim calibrate --scenario ") != std::string::npos);
 
   // A malformed profile names the profile file and the key.
