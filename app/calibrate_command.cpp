@@ -12,6 +12,24 @@
 #include "sim/config/device_profile.hpp"
 
 namespace sgdsim::app {
+namespace {
+
+// How a profile's `source` fields name the reference profile: as given when relative, relative to the current
+// folder when it lies inside it, else by its file name, so that no machine's absolute path lands in a profile
+// that may be shared or committed.
+std::string reference_label(const std::string& given) {
+  const std::filesystem::path path(given);
+  if (path.is_relative()) return path.lexically_normal().generic_string();
+  std::error_code error;
+  const std::filesystem::path here = std::filesystem::current_path(error);
+  if (!error) {
+    const std::filesystem::path inside = path.lexically_normal().lexically_relative(here);
+    if (!inside.empty() && *inside.begin() != "..") return inside.generic_string();
+  }
+  return path.filename().generic_string();
+}
+
+}  // namespace
 
 void add_calibrate_command(CLI::App& root) {
   auto* command = root.add_subcommand(
@@ -48,7 +66,9 @@ void add_calibrate_command(CLI::App& root) {
   command->add_option(
       "--scale-to", options->reference,
       "On a loaded machine: measure this profile's codec configurations too and multiply every "
-      "measured figure by the load factor, the geometric mean of its / measured throughputs");
+      "measured figure by the load factor, the geometric mean of its / measured throughputs (the sources "
+      "name "
+      "it relative to the current folder, or by its file name when it lies outside)");
   command->callback([options] {
     // Measuring takes minutes: what would stop the writing is refused first.
     if (!std::isfinite(options->calibration.min_seconds))
@@ -62,7 +82,7 @@ void add_calibrate_command(CLI::App& root) {
     }
     if (!options->reference.empty()) {
       options->calibration.reference = parse_json_file(options->reference);
-      options->calibration.reference_name = options->reference;
+      options->calibration.reference_name = reference_label(options->reference);
       sim::read_device_profile(options->calibration.reference, options->reference);
     }
     // Every scenario must build before minutes of measuring.

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 
 using namespace sgdsim::testing;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -237,6 +239,34 @@ TEST_CASE("calibrate --scenario measures exactly the scenario's codec configurat
   const Run unpriced = run_scenario(scenario, "calibrated-scenario-unpriced");
   CHECK(unpriced.exit_code == 2);
   CHECK_THAT(unpriced.output, Catch::Contains("\"levels\":8"));
+}
+
+TEST_CASE("calibrate --scale-to names the reference profile without the machine's absolute path") {
+  const auto folder = temporary_folder("calibrate-scale-to");
+  json scenario = two_node_dpsgd(json::object());
+  scenario["algorithm"] = {{"kind", "choco"},
+                           {"steps", 2},
+                           {"lr", 0.01},
+                           {"consensus_step", 0.5},
+                           {"compressor", {{"kind", "qsgd"}, {"levels", 5}, {"bucket", 16}}}};
+  const auto scenario_file = folder / "levels5.json";
+  std::ofstream(scenario_file) << scenario.dump(2);
+  const auto reference_file = folder / "reference.json";
+  std::ofstream(reference_file) << R"({"host_speed": "1Gf", "memory_bandwidth": "1GBps",
+      "codecs": [{"codec": {"kind": "sign", "bucket": 40}, "encode": 1e9, "decode": 2e9, "source": "a test"}]})";
+  const auto output = folder / "out.json";
+  const auto calibrated = run_command(std::string(SGDSIM_BINARY) +
+                                      " calibrate --dimension 4096 --repetitions 1 --min-seconds 0.0001 " +
+                                      "--scenario " + scenario_file.string() + " --scale-to " +
+                                      fs::absolute(reference_file).string() + " -o " + output.string());
+  INFO(calibrated.output);
+  REQUIRE(calibrated.exit_code == 0);
+  const json profile = json::parse(read_text(output));
+  REQUIRE(profile["codecs"].size() == 1);
+  const std::string source = profile["codecs"][0]["source"].get<std::string>();
+  CHECK_THAT(source, Catch::Contains("load factor"));
+  CHECK_THAT(source, Catch::Contains("reference.json"));
+  CHECK_THAT(source, !Catch::Contains(fs::absolute(folder).string()));
 }
 
 TEST_CASE("calibrate refuses an output it could not write, and --min-seconds nan, before measuring") {
