@@ -25,7 +25,9 @@ nlohmann::json codecs_shape(bool partial) {
   const json text = {{"type", "string"}};
   json priced = {{"type", "object"},
                  {"properties",
-                  {{"codec", {{"type", "object"}, {"required", {"kind"}}}},
+                  // A priced configuration is a compressor object reduced to its speed keys: the compressor
+                  // schema holds for it, and closes it.
+                  {{"codec", {{"$ref", "#/definitions/compressor"}}},
                    {"encode", speed},
                    {"decode", speed},
                    {"source", text},
