@@ -20,9 +20,14 @@ nlohmann::json codecs_shape(bool partial) {
                 {"properties", {{"encode", speed}, {"decode", speed}}},
                 {"additionalProperties", false}};
   if (!partial) entry["required"] = {"encode", "decode"};
-  const json by_kind = {
-      {"type", "object"}, {"propertyNames", {{"enum", kinds}}}, {"additionalProperties", entry}};
+  // x-input-only: a form the loader reads but never writes back (resolved.json echoes the list of prices
+  // used), so no resolved scenario can show it.
+  const json by_kind = {{"type", "object"},
+                        {"propertyNames", {{"enum", kinds}}},
+                        {"additionalProperties", entry},
+                        {"x-input-only", true}};
   const json text = {{"type", "string"}};
+  const json input_text = {{"type", "string"}, {"x-input-only", true}};
   json priced = {{"type", "object"},
                  {"properties",
                   // A priced configuration is a compressor object reduced to its speed keys: the compressor
@@ -31,8 +36,8 @@ nlohmann::json codecs_shape(bool partial) {
                    {"encode", speed},
                    {"decode", speed},
                    {"source", text},
-                   {"encode_source", text},
-                   {"decode_source", text}}},
+                   {"encode_source", input_text},
+                   {"decode_source", input_text}}},
                  {"required", partial ? json{"codec"} : json{"codec", "encode", "decode"}},
                  {"additionalProperties", false}};
   return {{"oneOf", {by_kind, {{"type", "array"}, {"items", priced}}}}};

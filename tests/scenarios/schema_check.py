@@ -141,8 +141,11 @@ class Checker:
 
         def walk(node, path):
             if isinstance(node, dict):
+                if node.get("x-input-only"):  # a form the loader never writes into a resolved scenario
+                    return
                 for key, value in (node.get("properties") or {}).items():
-                    if value is not False and (id(node), key) not in self.used:
+                    input_only = isinstance(value, dict) and value.get("x-input-only")
+                    if value is not False and not input_only and (id(node), key) not in self.used:
                         out.append(path + "/properties/" + key)
                 for key, value in node.items():
                     if key != "if":  # conditions name keys to test them, not to allow them
