@@ -25,9 +25,10 @@ Diloco::Diloco(Spec& spec, const Environment& environment)
                      ": the model's batch_norm \"averaged\" is implemented by the gossip protocols (dpsgd, "
                      "choco, sparq); DiLoCo's workers keep their BatchNorm statistics local");
   Spec collective = spec.variant("collective");
-  collective_ = make_collective(
-      collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(), environment.prices.get(),
-                   environment.clock, spec.where("compressor"), encoders_.compressor().layout()});
+  collective_ =
+      make_collective(collective, {n, d, &encoders_.compressor(), encoders_.decode_charge(),
+                                   environment.prices.get(), environment.clock, spec.where("compressor"),
+                                   encoders_.compressor().layout(), physical_network(environment)});
   const auto floats = static_cast<double>(d);
   delta_ = {environment.prices->floats(Work::update), 3 * floats};  // Δ = θ − x: reads two, writes one
   // m ← μm + Δ, θ ← θ − η_out(Δ + μm), x ← θ: reads three, writes three.

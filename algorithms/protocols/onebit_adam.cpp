@@ -57,7 +57,7 @@ OnebitAdam::OnebitAdam(Spec& spec, const Environment& environment)
                                              environment.clock,
                                              where,
                                              compression::Layout{},
-                                             environment.topology});
+                                             physical_network(environment)});
   encode_floats_ = prices.floats(Work::encode);
   decode_floats_ = prices.floats(Work::decode);
   mixing_floats_ = prices.floats(Work::mixing);

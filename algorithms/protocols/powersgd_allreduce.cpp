@@ -60,7 +60,7 @@ PowerSgdAllreduce::PowerSgdAllreduce(Spec& spec, const Environment& environment)
                            environment.clock,
                            where,
                            compression::Layout{},
-                           environment.topology};
+                           physical_network(environment)};
   };
   reduce_p_ = collectives().factory(collective.kind_name())(collective, setup(p_floats_));
   if (q_floats_ > 0) reduce_q_ = collectives().factory(collective.kind_name())(collective, setup(q_floats_));

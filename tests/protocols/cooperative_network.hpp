@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -45,6 +46,8 @@ class CooperativeNetwork {
   }
 
   const protocols::Counters& counters(std::size_t node) const { return ports_[node].counters_; }
+  // Every (sender, receiver) pair that carried a message.
+  const std::set<std::pair<std::size_t, std::size_t>>& pairs() const { return pairs_; }
 
  private:
   class LocalPort : public protocols::Port {
@@ -55,6 +58,7 @@ class CooperativeNetwork {
       counters_.payload_bytes += bytes.size();
       counters_.wire_bytes += bytes.size();
       counters_.messages += 1;
+      network_->pairs_.insert({self_, to});
       network_->queues_[{self_, to}].push_back({protocols::Received::Status::message, std::move(bytes)});
       network_->changed_.notify_all();
     }
@@ -87,6 +91,7 @@ class CooperativeNetwork {
   std::condition_variable changed_;
   bool failed_ = false;
   std::map<std::pair<std::size_t, std::size_t>, std::deque<protocols::Received>> queues_;
+  std::set<std::pair<std::size_t, std::size_t>> pairs_;
   std::deque<LocalPort> ports_;
 };
 
