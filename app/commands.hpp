@@ -9,6 +9,7 @@ void add_run_command(CLI::App& root);
 void add_retime_command(CLI::App& root);
 void add_emulate_command(CLI::App& root);
 void add_validate_command(CLI::App& root);
+void add_estimate_command(CLI::App& root);
 void add_topology_command(CLI::App& root);
 void add_compress_command(CLI::App& root);
 void add_sweep_command(CLI::App& root);

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   sgdsim::app::add_retime_command(root);
   sgdsim::app::add_emulate_command(root);
   sgdsim::app::add_validate_command(root);
+  sgdsim::app::add_estimate_command(root);
   sgdsim::app::add_topology_command(root);
   sgdsim::app::add_compress_command(root);
   sgdsim::app::add_sweep_command(root);

@@ -12,6 +12,7 @@
 #include "algorithms/learning/footprint.hpp"
 #include "algorithms/learning/optimum.hpp"
 #include "algorithms/learning/problem.hpp"
+#include "algorithms/learning/stand_in_model.hpp"
 #include "algorithms/protocols/footprint.hpp"
 #include "algorithms/protocols/spellings.hpp"
 #include "common/dotted_path.hpp"
@@ -63,7 +64,8 @@ const keys::Object& scenario_keys() {
   return root;
 }
 
-Scenario::Scenario(const nlohmann::json& written, const std::string& origin, const std::string& base_dir) {
+Scenario::Scenario(const nlohmann::json& written, const std::string& origin, const std::string& base_dir,
+                   const BuildOptions& options) {
   // A method spelled as its issue named it becomes the form that runs before anything is read
   // (protocols/spellings.hpp), so resolved.json shows what ran.
   nlohmann::json document = written;
@@ -93,6 +95,7 @@ Scenario::Scenario(const nlohmann::json& written, const std::string& origin, con
 
   Spec model = root.variant("model");
   model_ = learning::make_model(model, problem_.train, base_dir);
+  if (options.stand_in_model) model_ = std::make_unique<learning::StandInModel>(std::move(model_));
   Spec algorithm = root.variant("algorithm");
   if (algorithm.kind()->find("graph"))
     logical_ = algorithm.in_context(

@@ -28,11 +28,19 @@ namespace sgdsim::scenarios {
 // The declarations of every key of a scenario document (the root of the JSON Schema and the key reference).
 const keys::Object& scenario_keys();
 
+// How a scenario is built, besides its document.
+struct BuildOptions {
+  // The model replaced by a stand-in of the same size, tensors and flop count whose gradient is seeded noise
+  // (learning/stand_in_model.hpp): `sgdsim estimate` simulates steps without the model's math.
+  bool stand_in_model = false;
+};
+
 class Scenario {
  public:
   // `origin` names the document in error messages (usually its file); relative paths inside it resolve
   // against `base_dir`. Throws InputError on any invalid or inconsistent value.
-  Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir);
+  Scenario(const nlohmann::json& document, const std::string& origin, const std::string& base_dir,
+           const BuildOptions& options = {});
   Scenario(const Scenario&) = delete;
   Scenario& operator=(const Scenario&) = delete;
 
