@@ -11,19 +11,23 @@ namespace sgdsim::scenarios {
 nlohmann::json estimate(const nlohmann::json& document, const std::string& origin,
                         const std::string& base_dir, std::int64_t steps) {
   nlohmann::json sample = document;
+  std::int64_t simulated = steps;
+  // The per-step figures only: a few steps, no evaluation beyond one sample, no optimum, no variance draws.
+  // A document of the wrong shape is left as it is, for the scenario's own message.
   if (sample.is_object() && sample.contains("algorithm") && sample["algorithm"].is_object()) {
-    const nlohmann::json& given = sample["algorithm"];
-    const std::int64_t total = given.contains("steps") && given["steps"].is_number_integer()
-                                   ? given["steps"].get<std::int64_t>()
-                                   : steps;
-    sample["algorithm"]["steps"] = std::max<std::int64_t>(1, std::min(steps, total));
+    nlohmann::json& algorithm = sample["algorithm"];
+    if (algorithm.contains("steps") && algorithm["steps"].is_number_integer()) {
+      simulated = std::max<std::int64_t>(1, std::min(steps, algorithm["steps"].get<std::int64_t>()));
+      algorithm["steps"] = simulated;
+    }
   }
-  // The per-step figures only: no evaluation beyond one sample, no optimum, no variance draws.
-  const std::int64_t simulated = sample["algorithm"].value("steps", steps);
-  sample["eval"]["every"] = simulated;
-  sample["eval"]["suboptimality"] = false;
-  sample["eval"]["variance_draws"] = 0;
-  sample["eval"]["train_subset"] = 1;
+  if (sample.is_object() && (!sample.contains("eval") || sample["eval"].is_object())) {
+    nlohmann::json& eval = sample["eval"];
+    eval["every"] = simulated;
+    eval["suboptimality"] = false;
+    eval["variance_draws"] = 0;
+    eval["train_subset"] = 1;
+  }
   Scenario scenario(sample, origin, base_dir, {.stand_in_model = true});
   scenario.skip_test_evaluation();
   std::ostringstream trace;
@@ -33,7 +37,7 @@ nlohmann::json estimate(const nlohmann::json& document, const std::string& origi
   out["flops_per_sample"] = scenario.model().flops_per_sample();
   out["dimension"] = scenario.dimension();
   out["steps_simulated"] = simulated;
-  const nlohmann::json& compute = scenario.resolved()["compute"];
+  const nlohmann::json& compute = scenario.resolved().at("compute");
   out["profile"] = compute.contains("profile") ? compute["profile"].get<std::string>()
                                                : std::string("the bundled profile (profiles/default.json)");
   out["host_speed"] = scenario.network().host_speed;
