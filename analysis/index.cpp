@@ -98,8 +98,10 @@ std::string index_csv(const Sweep& sweep, const std::vector<SweepPoint>& points,
       cells.push_back(rows[i].final.contains(figure) ? cell(rows[i].final[figure]) : std::string());
     }
     out += csv_line(cells);
-    if (rows[i].status == "ok" || rows[i].status == "diverged")
+    if (rows[i].status == "ok")
       ++counts.ok;
+    else if (rows[i].status == "diverged")
+      ++counts.diverged;
     else if (rows[i].status == "pending")
       ++counts.pending;
     else

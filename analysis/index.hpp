@@ -3,10 +3,10 @@
 // so it depends only on the sweep file and the run folders: a sweep killed and rerun, or run as shards whose
 // runs/ folders are copied together, gives the same bytes as one uninterrupted run.
 //
-// Columns: id, label, the varied parameters (see parameter_columns), seed, status (ok | failed | pending |
-// unreadable), then the final figures of summary.json ("final"): its core columns (observation/outputs.hpp),
-// then any further ones in alphabetical order. Wall-clock figures are left out on purpose: they differ
-// between machines.
+// Columns: id, label, the varied parameters (see parameter_columns), seed, status (ok | diverged | failed |
+// pending | unreadable), then the final figures of summary.json ("final"): its core columns
+// (observation/outputs.hpp), then any further ones in alphabetical order. Wall-clock figures are left out on
+// purpose: they differ between machines.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,7 +18,8 @@ namespace sgdsim::analysis {
 
 struct IndexTally {
   std::size_t ok = 0;
-  std::size_t failed = 0;  // includes unreadable
+  std::size_t diverged = 0;  // finished, but the loss left the finite range: counted apart from ok
+  std::size_t failed = 0;    // includes unreadable
   std::size_t pending = 0;
   std::vector<std::string> unreadable;  // "file: why" for each summary.json that could not be read
 };

@@ -95,7 +95,7 @@ void add_run_command(CLI::App& root) {
       ->capture_default_str();
   cmd->callback([options] {
     if (!options->memory_limit.empty())
-      set_memory_limit(parse_memory_size(options->memory_limit, "--memory-limit"));
+      set_memory_limit(parse_memory_limit(options->memory_limit, "--memory-limit"));
     const bool terminal = isatty(STDERR_FILENO);
     const bool progress = !options->quiet && terminal;
     std::optional<scenarios::TimelineRequest> timeline;

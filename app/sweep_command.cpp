@@ -123,8 +123,8 @@ void sweep(const SweepArguments& args) {
     tally = run_points(layout, mine, options);
   }
   const IndexTally index = write_index(sweep, points, layout);
-  std::fprintf(stderr, "sweep: %s: %zu ok, %zu failed, %zu pending of %zu points\n", layout.index().c_str(),
-               index.ok, index.failed, index.pending, points.size());
+  std::fprintf(stderr, "sweep: %s: %zu ok, %zu diverged, %zu failed, %zu pending of %zu points\n",
+               layout.index().c_str(), index.ok, index.diverged, index.failed, index.pending, points.size());
   if (tally.failed > 0 && tally.invalid == tally.succeeded + tally.failed) {
     // Not one point was accepted: the sweep itself is wrong (a misspelt path, a bad value for all points).
     throw InputError("every point run was rejected as invalid input, e.g.: " + tally.first_error);

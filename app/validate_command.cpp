@@ -120,7 +120,7 @@ void add_validate_command(CLI::App& root) {
   cmd->add_flag("-q,--quiet", options->quiet, "Print nothing on success (and simulate nothing)");
   cmd->callback([options] {
     if (!options->memory_limit.empty())
-      set_memory_limit(parse_memory_size(options->memory_limit, "--memory-limit"));
+      set_memory_limit(parse_memory_limit(options->memory_limit, "--memory-limit"));
     const nlohmann::json document = scenarios::load_document(options->scenario, options->overrides);
     std::string base = std::filesystem::path(options->scenario).parent_path().string();
     if (base.empty()) base = ".";

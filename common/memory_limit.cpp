@@ -25,9 +25,7 @@ double physical_memory() {
   return static_cast<double>(pages) * static_cast<double>(page);
 }
 
-}  // namespace
-
-double parse_memory_size(const std::string& text, const std::string& origin) {
+double parse_size(const std::string& text, const std::string& origin, const char* zero) {
   static const std::pair<const char*, double> suffixes[] = {{"KiB", 1024.0},
                                                             {"MiB", 1024.0 * 1024},
                                                             {"GiB", 1024.0 * 1024 * 1024},
@@ -52,15 +50,25 @@ double parse_memory_size(const std::string& text, const std::string& origin) {
   const double value = number.empty() ? NAN : std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(value) || value < 0) {
     throw InputError(origin + ": \"" + text +
-                     "\" is not a memory size (a number of bytes, or with a unit: 8GB, 512MiB; 0: no limit)");
+                     "\" is not a memory size (a number of bytes, or with a unit: 8GB, 512MiB" + zero + ")");
   }
   return value * scale;
+}
+
+}  // namespace
+
+double parse_memory_size(const std::string& text, const std::string& origin) {
+  return parse_size(text, origin, "");
+}
+
+double parse_memory_limit(const std::string& text, const std::string& origin) {
+  return parse_size(text, origin, "; 0: no limit");
 }
 
 double memory_limit() {
   if (override_limit()) return *override_limit();
   if (const char* text = std::getenv("SGDSIM_MEMORY_LIMIT"); text && *text)
-    return parse_memory_size(text, "SGDSIM_MEMORY_LIMIT");
+    return parse_memory_limit(text, "SGDSIM_MEMORY_LIMIT");
   return physical_memory();
 }
 

@@ -13,8 +13,10 @@ namespace sgdsim {
 double memory_limit();
 // Overrides the environment and the default (from the command line).
 void set_memory_limit(double bytes);
-// Parses "8GB", "512MiB", "1e9" (bytes); throws InputError naming `origin` otherwise.
+// Parses "8GB", "512MiB", "1e9" (bytes); throws InputError naming `origin` otherwise. A limit (where 0 turns
+// the check off) says so in its message; a size that must be positive does not.
 double parse_memory_size(const std::string& text, const std::string& origin);
+double parse_memory_limit(const std::string& text, const std::string& origin);
 // "3.2 GB".
 std::string memory_text(double bytes);
 
