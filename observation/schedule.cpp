@@ -165,7 +165,8 @@ TraceRow get_row(Reader& in) {
   for (double& seconds : row.work_s) seconds = in.real();
   row.communication_s = in.real();
   if (flags & has_failures) {
-    row.failures.emplace();
+    // Assigned, not emplace()d: clang 14 deems the nested aggregate not default-constructible.
+    row.failures = TraceRow::Failures{};
     row.failures->messages_lost = in.varint();
     row.failures->receives_timed_out = in.varint();
     row.failures->nodes_down = in.varint();
