@@ -25,6 +25,7 @@ class NeighbourZone : public routing::NetZoneImpl {
 
   void connect(routing::NetPoint* a, routing::NetPoint* b, simgrid::s4u::Link* forward,
                simgrid::s4u::Link* backward);
+  void route_by_destination(const std::vector<routing::NetPoint*>& destinations);
 
  protected:
   void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
@@ -40,6 +41,7 @@ class NeighbourZone : public routing::NetZoneImpl {
   std::uint32_t vertex(const routing::NetPoint* point);
   std::uint32_t vertex_or_throw(const routing::NetPoint* point) const;
   const std::vector<std::uint32_t>& predecessors(std::uint32_t source);
+  const std::vector<std::uint32_t>& distances(std::uint32_t target);
   const Arc* arc(std::uint32_t from, std::uint32_t to) const;
 
   // Vertices are numbered in order of first appearance in connect(), as the Dijkstra zone numbers its graph
@@ -47,7 +49,36 @@ class NeighbourZone : public routing::NetZoneImpl {
   std::vector<std::uint32_t> vertex_of_point_;            // NetPoint id -> vertex, or none
   std::vector<std::vector<Arc>> arcs_;                    // out-arcs per vertex, in declaration order
   std::vector<std::vector<std::uint32_t>> predecessors_;  // per source vertex, filled on first multi-hop use
+  // Routing by destination: each destination vertex's number k (none: not a destination), and per
+  // destination vertex the hops from every vertex to it, filled on first use.
+  std::vector<std::uint32_t> destination_;
+  std::vector<std::vector<std::uint32_t>> distances_;
 };
+
+void NeighbourZone::route_by_destination(const std::vector<routing::NetPoint*>& destinations) {
+  destination_.assign(arcs_.size(), none);
+  for (std::size_t k = 0; k < destinations.size(); ++k)
+    destination_[vertex_or_throw(destinations[k])] = static_cast<std::uint32_t>(k);
+}
+
+// Breadth-first from the target: every arc costs one link.
+const std::vector<std::uint32_t>& NeighbourZone::distances(std::uint32_t target) {
+  if (distances_.empty()) distances_.resize(arcs_.size());
+  std::vector<std::uint32_t>& hops = distances_[target];
+  if (!hops.empty()) return hops;
+  hops.assign(arcs_.size(), none);
+  std::vector<std::uint32_t> frontier = {target};
+  hops[target] = 0;
+  for (std::size_t next = 0; next < frontier.size(); ++next) {
+    const std::uint32_t v = frontier[next];
+    for (const Arc& a : arcs_[v])
+      if (hops[a.to] == none) {
+        hops[a.to] = hops[v] + 1;
+        frontier.push_back(a.to);
+      }
+  }
+  return hops;
+}
 
 std::uint32_t NeighbourZone::vertex(const routing::NetPoint* point) {
   const unsigned long id = point->id();
@@ -131,6 +162,25 @@ void NeighbourZone::get_local_route(const routing::NetPoint* src, const routing:
     prepend(direct->link);
     return;
   }
+  if (!destination_.empty() && destination_[t] != none) {
+    const std::vector<std::uint32_t>& hops = distances(t);
+    if (hops[s] == none)
+      throw std::invalid_argument("no route from '" + src->get_name() + "' to '" + dst->get_name() + "'");
+    std::vector<simgrid::s4u::Link*> path;
+    std::uint64_t q = destination_[t];
+    std::vector<const Arc*> closer;
+    for (std::uint32_t v = s; v != t;) {
+      closer.clear();
+      for (const Arc& a : arcs_[v])
+        if (hops[a.to] + 1 == hops[v]) closer.push_back(&a);
+      const Arc* taken = closer[q % closer.size()];
+      q /= closer.size();
+      path.push_back(taken->link);
+      v = taken->to;
+    }
+    for (auto link = path.rbegin(); link != path.rend(); ++link) prepend(*link);
+    return;
+  }
   const std::vector<std::uint32_t>& pred = predecessors(s);
   if (pred[t] == none)
     throw std::invalid_argument("no route from '" + src->get_name() + "' to '" + dst->get_name() + "'");
@@ -154,6 +204,13 @@ void connect_neighbours(simgrid::s4u::NetZone* zone, routing::NetPoint* a, routi
   if (!neighbours)
     throw std::logic_error("connect_neighbours: " + zone->get_name() + " is not a neighbour zone");
   neighbours->connect(a, b, forward, backward);
+}
+
+void route_by_destination(simgrid::s4u::NetZone* zone, const std::vector<routing::NetPoint*>& destinations) {
+  auto* neighbours = dynamic_cast<NeighbourZone*>(zone->get_impl());
+  if (!neighbours)
+    throw std::logic_error("route_by_destination: " + zone->get_name() + " is not a neighbour zone");
+  neighbours->route_by_destination(destinations);
 }
 
 }  // namespace sgdsim::sim

@@ -7,6 +7,7 @@
 // multi-hop routes exactly as the Dijkstra zone does (same tie rule, hence the same links and the same
 // latency sum, in the same order), caching a 4-byte predecessor array only for sources that need one.
 #include <string>
+#include <vector>
 
 namespace simgrid::kernel::routing {
 class NetPoint;
@@ -32,5 +33,13 @@ void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::s4u::Host* a, simg
 void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::kernel::routing::NetPoint* a,
                         simgrid::kernel::routing::NetPoint* b, simgrid::s4u::Link* forward,
                         simgrid::s4u::Link* backward);
+
+// Makes the zone route by destination (for fat trees): from each point on the way, among the next hops that
+// are one hop closer to the destination (in declaration order), a route to destinations[k] takes the one of
+// index q mod c, where c is how many there are and q is k divided by the counts of the earlier hops (D-mod-k
+// in mixed radix: on a fat tree the up-link of each level is picked by the digit of k that level owns).
+// Routes are still fewest-hop; only the choice among equally short ones changes. Call after every connect.
+void route_by_destination(simgrid::s4u::NetZone* zone,
+                          const std::vector<simgrid::kernel::routing::NetPoint*>& destinations);
 
 }  // namespace sgdsim::sim

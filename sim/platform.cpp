@@ -103,6 +103,12 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
     connect_neighbours(zone, points[edge.a], points[edge.b], s4u::Link::by_name(name + "_UP"),
                        s4u::Link::by_name(name + "_DOWN"));
   }
+  // Fat trees spread flows over their parallel up-links by destination (D-mod-k); other networks keep the
+  // fewest-hop route with the lowest-vertex tie rule.
+  if (const keys::Kind* kind = topology::topologies().find(topology.kind);
+      kind && kind->has("destination_routing"))
+    route_by_destination(zone,
+                         {points.begin(), points.begin() + static_cast<std::ptrdiff_t>(topology.nodes)});
   zone->seal();
   return hosts;
 }
