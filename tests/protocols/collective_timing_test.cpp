@@ -5,8 +5,11 @@
 // gradients only), so the times are the network's. Each simulation runs in a child process.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <vector>
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/protocols/collective.hpp"
@@ -85,6 +88,33 @@ double nccl_law(std::size_t n, double alpha, double bytes, double bandwidth) {
   return steps * alpha + steps / static_cast<double>(n) * bytes / bandwidth;
 }
 
+// One hop of a ring all-reduce's ring: its route's latency and bottleneck bandwidth.
+struct Hop {
+  double latency, bandwidth;
+};
+
+// A ring all-reduce of S bytes on a ring whose hops differ: 2(n − 1) steps of a chunk c = S/n. A node sends
+// step s as soon as it has received step s − 1, so a chunk's partial sum travels 2(n − 1) consecutive hops,
+// each taking its latency plus c over its bandwidth; and a hop carries 2(n − 1) chunks, after its latency one
+// behind the other at best. The time is the larger of the slowest such chain and the slowest hop's load. On
+// equal hops it is the NCCL law.
+double ring_law(const std::vector<Hop>& hops, double bytes) {
+  const std::size_t n = hops.size(), steps = 2 * (n - 1);
+  const double chunk = bytes / static_cast<double>(n);
+  double chain = 0, load = 0;
+  for (std::size_t start = 0; start < n; ++start) {
+    double sum = 0;
+    for (std::size_t k = 0; k < steps; ++k) {
+      const Hop& hop = hops[(start + k) % n];
+      sum += hop.latency + chunk / hop.bandwidth;
+    }
+    chain = std::max(chain, sum);
+    const Hop& hop = hops[start];
+    load = std::max(load, hop.latency + static_cast<double>(steps) * chunk / hop.bandwidth);
+  }
+  return std::max(chain, load);
+}
+
 // Sizes checked: 1 MB to 16 MB here (a node holds the vector twice); SGDSIM_LAW_MAX_MB raises the top (the
 // closing note's table went to 1 GB).
 std::vector<std::size_t> sizes() {
@@ -143,29 +173,32 @@ TEST_CASE("with Ethernet framing the law holds for the bytes on the wire") {
   CHECK(std::abs(t.seconds / law - 1) < 1e-6);
 }
 
-TEST_CASE(
-    "ring all-reduce on a 2 x 8 cluster: the NCCL cost law within 5 % from 64 MB, an upper bound below") {
-  // The ring visits each host's devices in turn: 14 of its 16 hops stay on NVLink (two links' latency), two
-  // cross the NICs (two NVLink and two NIC latencies). As NCCL's tuning model does, alpha is the mean latency
-  // of the ring's hops and B the bottleneck, the host's NICs. Each step's chunk goes as one flow, so while a
-  // chunk crosses the slow NIC hop the fast hops' latencies pass meanwhile: below 64 MB the simulated time is
-  // under the law (by 11 % at 1 MB, 29 % at 4 MB, 15 % at 16 MB), though never under its bandwidth term.
+TEST_CASE("ring all-reduce on a 2 x 8 cluster: the law of its ring's hops within 5 % from 1 MB") {
+  // The ring visits each host's devices in turn: 14 of its 16 hops stay on NVLink (two links: latency 2 µs,
+  // 300 GB/s), two cross the NICs (two NVLinks and two NICs: 6 µs, 100 GB/s). The NCCL law with alpha the
+  // hops' mean latency and B the bottleneck charges every one of the 2(n − 1) steps the slow hop's chunk
+  // time; but a step waits only for its own hop (no barrier between steps), so below 64 MB the simulated time
+  // is well under it (docs/protocols.md, "Ring all-reduce on uneven hops"). ring_law is that: the slowest
+  // chain of 2(n − 1) consecutive hops, or the slowest hop carrying all 2(n − 1) chunks back to back.
   const topology::Topology network = network_of(cluster_network(2, 8, "800Gbps"));
   const double alpha = (14 * 2 * nvlink_latency + 2 * (2 * nvlink_latency + 2 * nic_latency)) / 16;
+  std::vector<Hop> hops;
+  for (std::size_t p = 0; p < 16; ++p)
+    hops.push_back(p % 8 == 7 ? Hop{2 * nvlink_latency + 2 * nic_latency, 800e9 / 8}
+                              : Hop{2 * nvlink_latency, nvlink});
   std::vector<std::size_t> checked = sizes();
   if (checked.back() < (64u << 20)) checked.push_back(64u << 20);
   for (std::size_t bytes : checked) {
     const double S = static_cast<double>(bytes);
     const Timed t = time_allreduce("ring_allreduce", network, bytes);
-    const double law = nccl_law(16, alpha, S, 800e9 / 8);
-    INFO("S " << bytes << " simulated " << t.seconds << " law " << law);
+    const double law = nccl_law(16, alpha, S, 800e9 / 8), hop_law = ring_law(hops, S);
+    INFO("S " << bytes << " simulated " << t.seconds << " law " << law << " ring law " << hop_law);
+    CHECK(std::abs(t.seconds / hop_law - 1) < 0.05);
     CHECK(t.seconds >= nccl_law(16, 0, S, 800e9 / 8) * (1 - 1e-9));
-    if (bytes >= (64u << 20))
-      CHECK(std::abs(t.seconds / law - 1) < 0.05);
-    else
-      CHECK(t.seconds <= law);
-    WARN("cluster 2x8 S=" << (bytes >> 20) << "MB simulated " << t.seconds << " s, law " << law
-                          << " s, error " << (t.seconds / law - 1));
+    if (bytes >= (64u << 20)) CHECK(std::abs(t.seconds / law - 1) < 0.05);
+    WARN("cluster 2x8 S=" << (bytes >> 20) << "MB simulated " << t.seconds << " s, NCCL law " << law
+                          << " s (error " << (t.seconds / law - 1) << "), ring law " << hop_law
+                          << " s (error " << (t.seconds / hop_law - 1) << ")");
   }
 }
 
