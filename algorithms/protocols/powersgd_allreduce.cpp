@@ -10,6 +10,21 @@
 
 namespace sgdsim::protocols {
 
+namespace {
+// The products of the power step: for every r < rows and c < cols (row by row), Σ_k a(r, k)·b(k, c) over
+// k < inner in ascending order, summed in double, handed to store(r, c, sum).
+template <typename A, typename B, typename Store>
+void multiply(std::size_t rows, std::size_t inner, std::size_t cols, const A& a, const B& b,
+              const Store& store) {
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) {
+      double sum = 0;
+      for (std::size_t k = 0; k < inner; ++k) sum += static_cast<double>(a(r, k)) * b(k, c);
+      store(r, c, sum);
+    }
+}
+}  // namespace
+
 PowerSgdAllreduce::PowerSgdAllreduce(Spec& spec, const Environment& environment)
     : environment_(environment),
       schedule_(spec),
@@ -121,13 +136,12 @@ void PowerSgdAllreduce::run(std::size_t i, protocols::Port& port) {
       for (const Matrix& a : matrices_) {
         const float* m = node.m.data() + a.begin;
         const float* q = node.warm.data() + a.q_at;
-        for (std::size_t row = 0; row < a.rows; ++row)
-          for (std::size_t k = 0; k < a.rank; ++k) {
-            double sum = 0;
-            for (std::size_t col = 0; col < a.cols; ++col)
-              sum += static_cast<double>(m[row * a.cols + col]) * q[col * a.rank + k];
-            node.p[a.p_at + row * a.rank + k] = static_cast<float>(sum);
-          }
+        multiply(
+            a.rows, a.cols, a.rank, [&](std::size_t row, std::size_t col) { return m[row * a.cols + col]; },
+            [&](std::size_t col, std::size_t k) { return q[col * a.rank + k]; },
+            [&](std::size_t row, std::size_t k, double sum) {
+              node.p[a.p_at + row * a.rank + k] = static_cast<float>(sum);
+            });
       }
       for (const Whole& whole : wholes_)
         std::memcpy(node.p.data() + whole.at, node.m.data() + whole.begin, 4 * whole.size);
@@ -144,22 +158,21 @@ void PowerSgdAllreduce::run(std::size_t i, protocols::Port& port) {
         float* hat = node.p_mean.data() + a.p_at;
         for (std::size_t x = 0; x < p.size(); ++x) hat[x] = static_cast<float>(p[x]);
         const float* m = node.m.data() + a.begin;
-        for (std::size_t col = 0; col < a.cols; ++col)
-          for (std::size_t k = 0; k < a.rank; ++k) {
-            double sum = 0;
-            for (std::size_t row = 0; row < a.rows; ++row)
-              sum += static_cast<double>(m[row * a.cols + col]) * hat[row * a.rank + k];
-            node.q[a.q_at + col * a.rank + k] = static_cast<float>(sum);
-          }
+        float* q = node.q.data() + a.q_at;
+        multiply(
+            a.cols, a.rows, a.rank, [&](std::size_t col, std::size_t row) { return m[row * a.cols + col]; },
+            [&](std::size_t row, std::size_t k) { return hat[row * a.rank + k]; },
+            [&](std::size_t col, std::size_t k, double sum) {
+              q[col * a.rank + k] = static_cast<float>(sum);
+            });
         // e_i = M_i − P̂ Q_iᵀ: what this worker's own projection leaves out.
         if (error_feedback_)
-          for (std::size_t row = 0; row < a.rows; ++row)
-            for (std::size_t col = 0; col < a.cols; ++col) {
-              double sum = 0;
-              for (std::size_t k = 0; k < a.rank; ++k)
-                sum += static_cast<double>(hat[row * a.rank + k]) * node.q[a.q_at + col * a.rank + k];
-              node.error[a.begin + row * a.cols + col] = m[row * a.cols + col] - static_cast<float>(sum);
-            }
+          multiply(
+              a.rows, a.rank, a.cols, [&](std::size_t row, std::size_t k) { return hat[row * a.rank + k]; },
+              [&](std::size_t k, std::size_t col) { return q[col * a.rank + k]; },
+              [&](std::size_t row, std::size_t col, double sum) {
+                node.error[a.begin + row * a.cols + col] = m[row * a.cols + col] - static_cast<float>(sum);
+              });
       }
       // Whole tensors are sent exactly: nothing is left out of them.
     }
@@ -171,13 +184,12 @@ void PowerSgdAllreduce::run(std::size_t i, protocols::Port& port) {
       for (const Matrix& a : matrices_) {
         const float* hat = node.p_mean.data() + a.p_at;
         const float* q = node.q_mean.data() + a.q_at;
-        for (std::size_t row = 0; row < a.rows; ++row)
-          for (std::size_t col = 0; col < a.cols; ++col) {
-            double sum = 0;
-            for (std::size_t k = 0; k < a.rank; ++k)
-              sum += static_cast<double>(hat[row * a.rank + k]) * q[col * a.rank + k];
-            node.update[a.begin + row * a.cols + col] = static_cast<float>(sum);
-          }
+        multiply(
+            a.rows, a.rank, a.cols, [&](std::size_t row, std::size_t k) { return hat[row * a.rank + k]; },
+            [&](std::size_t k, std::size_t col) { return q[col * a.rank + k]; },
+            [&](std::size_t row, std::size_t col, double sum) {
+              node.update[a.begin + row * a.cols + col] = static_cast<float>(sum);
+            });
       }
       for (const Whole& whole : wholes_)
         std::memcpy(node.update.data() + whole.begin, node.p_mean.data() + whole.at, 4 * whole.size);

@@ -2,11 +2,11 @@
 // (Thakur, Rabenseifner & Gropp 2005), with MPICH's fold/unfold for a number of nodes that is not a power of
 // two.
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "algorithms/protocols/collective.hpp"
+#include "algorithms/protocols/float_messages.hpp"
 #include "common/spec.hpp"
 
 namespace sgdsim::protocols {
@@ -27,7 +27,7 @@ namespace {
 class RecursiveDoubling final : public Collective {
  public:
   RecursiveDoubling(const CollectiveSetup& setup, const compression::FloatFormat& format)
-      : setup_(setup), format_(format), prices_(setup, format), received_(setup.dimension) {
+      : setup_(setup), format_(format), messages_(setup, format) {
     while (2 * power_ <= setup.nodes) power_ *= 2;
     extra_ = setup.nodes - power_;
   }
@@ -39,30 +39,30 @@ class RecursiveDoubling final : public Collective {
     const bool folded = i < 2 * extra_ && i % 2 == 0;
     const double d = static_cast<double>(average.size());
     if (folded) {
-      send(i + 1, average, rng, port);
-      decode(receive(i + 1, port), average, port);
+      messages_.send(i + 1, average, rng, port);
+      messages_.receive(i + 1, average, port);
     } else {
       if (i < 2 * extra_) {
-        add(received(i - 1, port), average, average);  // node i − 1's vector comes first
-        port.charge({prices_.mixing, 3 * d});
+        add(messages_.receive(i - 1, average.size(), port), average, average);  // node i − 1's comes first
+        port.charge({messages_.prices().mixing, 3 * d});
       }
       const std::size_t rank = i < 2 * extra_ ? i / 2 : i - extra_;
       for (std::size_t mask = 1; mask < power_; mask *= 2) {
         const std::size_t partner = node_of(rank ^ mask);
-        send(partner, average, rng, port);
-        const std::span<const float> theirs = received(partner, port);
+        messages_.send(partner, average, rng, port);
+        const std::span<const float> theirs = messages_.receive(partner, average.size(), port);
         if ((rank ^ mask) < rank)
           add(theirs, average, average);
         else
           add(average, theirs, average);
-        port.charge({prices_.mixing, 3 * d});
+        port.charge({messages_.prices().mixing, 3 * d});
       }
-      if (i < 2 * extra_) send(i - 1, average, rng, port);
+      if (i < 2 * extra_) messages_.send(i - 1, average, rng, port);
     }
     port.wait_sends();
     const float scale = 1.0f / static_cast<float>(setup_.nodes);
     for (float& v : average) v *= scale;
-    port.charge({prices_.mixing, 4 * d});  // the copy of own, the scaling
+    port.charge({messages_.prices().mixing, 4 * d});  // the copy of own, the scaling
   }
 
  private:
@@ -74,42 +74,10 @@ class RecursiveDoubling final : public Collective {
     format_.round(out);
   }
 
-  void send(std::size_t to, std::span<const float> values, Rng& rng, protocols::Port& port) {
-    protocols::Bytes bytes;
-    {
-      WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
-      setup_.compressor->encode_into(values, rng, bytes);
-    }
-    port.charge({prices_.encode, static_cast<double>(values.size())});
-    port.send(to, std::move(bytes));
-  }
-
-  protocols::Bytes receive(std::size_t from, protocols::Port& port) {
-    std::optional<protocols::Bytes> message = port.receive(from);
-    if (!message) throw std::logic_error("recursive doubling received silence");
-    return std::move(*message);
-  }
-
-  void decode(const protocols::Bytes& bytes, std::span<float> out, protocols::Port& port) {
-    {
-      WallClock::Scope timer(setup_.clock, WallClock::Part::compression);
-      setup_.compressor->decode_into(bytes, out);
-    }
-    port.charge({prices_.decode, static_cast<double>(out.size())});
-  }
-
-  // The next vector from `from`, decoded into the shared scratch (valid until this node's next Port call).
-  std::span<const float> received(std::size_t from, protocols::Port& port) {
-    const protocols::Bytes bytes = receive(from, port);
-    decode(bytes, received_, port);
-    return received_;
-  }
-
   CollectiveSetup setup_;
   const compression::FloatFormat& format_;
-  ChunkPrices prices_;
+  FloatMessages messages_;
   std::size_t power_ = 1, extra_ = 0;
-  std::vector<float> received_;  // shared by all nodes: consumed before the node's next Port call
 };
 
 const bool registered = collectives().add(
