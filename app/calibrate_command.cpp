@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/calibration.hpp"
+#include "app/calibrate_network.hpp"
 #include "app/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -37,13 +38,33 @@ void add_calibrate_command(CLI::App& root) {
       "Measure this machine's device profile (model math, vector arithmetic, the encode and decode of every "
       "registered compressor example or of the codec configurations --scenario files use; median of "
       "repetitions) and print it, or write it with -o; a scenario uses it with \"compute\": {\"profile\": "
-      "FILE}");
+      "FILE}; with --network, the flow model's factors by message size fitted to transfers over a real "
+      "shaped link (root, ip and tc; docs/validation.md), used with \"network\": {\"calibration\": FILE}");
   struct Options {
     std::string output;
     std::string reference;
     analysis::CalibrationOptions calibration;
   };
   auto options = std::make_shared<Options>();
+  auto network = std::make_shared<NetworkCalibrateOptions>();
+  auto network_mode = std::make_shared<bool>(false);
+  command->add_flag("--network", *network_mode,
+                    "Fit the flow model's latency and bandwidth factors, piecewise by message size, to "
+                    "one-way transfers over a veth pair shaped to each --rates (a ping-pong benchmark)");
+  command->add_option("--sizes", network->sizes, "With --network: message sizes, bytes")
+      ->delimiter(',')
+      ->capture_default_str();
+  command->add_option("--rates", network->rates, "With --network: link rates (SimGrid units)")
+      ->delimiter(',')
+      ->capture_default_str();
+  command
+      ->add_option("--round-trips", network->repeats,
+                   "With --network: measured round trips per size; the median is kept")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1001}))
+      ->capture_default_str();
+  command->add_option("--qdisc", network->qdisc, "With --network: the shaping qdisc")
+      ->check(CLI::IsMember({"tbf", "htb"}))
+      ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write the profile to this file (default: stdout)");
   command->add_option("--dimension", options->calibration.dimension, "Coordinates per codec measurement")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 28))
@@ -69,7 +90,16 @@ void add_calibrate_command(CLI::App& root) {
       "measured figure by the load factor, the geometric mean of its / measured throughputs (the sources "
       "name "
       "it relative to the current folder, or by its file name when it lies outside)");
-  command->callback([options] {
+  command->callback([options, network, network_mode] {
+    if (*network_mode) {
+      if (!options->calibration.scenarios.empty() || !options->reference.empty() ||
+          options->calibration.examples)
+        throw InputError(
+            "--network measures the network only: --scenario, --examples and --scale-to do not apply");
+      network->output = options->output;
+      calibrate_network(*network);
+      return;
+    }
     // Measuring takes minutes: what would stop the writing is refused first.
     if (!std::isfinite(options->calibration.min_seconds))
       throw InputError("--min-seconds: expected a finite number of seconds");

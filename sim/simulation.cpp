@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "common/error.hpp"
@@ -184,6 +185,21 @@ double simulate(const topology::Topology& topology, const NetworkOptions& option
   budget.limit = options.dynamics.max_profile_events;
   const std::vector<s4u::Host*> hosts =
       build_platform(topology, options.host_speed, options.dynamics, links, budget);
+  if (!options.calibration.empty()) {
+    // The callbacks replace the model's own factors (LV08's 13.01 and 0.97 under tcp) for every message.
+    auto* model = engine.get_netzone_root()->get_network_model();
+    const NetworkCalibration calibration = options.calibration;
+    model->set_lat_factor_cb([calibration](double size, const s4u::Host*, const s4u::Host*,
+                                           const std::vector<s4u::Link*>&,
+                                           const std::unordered_set<s4u::NetZone*>&) {
+      return calibration.at(size).latency_factor;
+    });
+    model->set_bw_factor_cb([calibration](double size, const s4u::Host*, const s4u::Host*,
+                                          const std::vector<s4u::Link*>&,
+                                          const std::unordered_set<s4u::NetZone*>&) {
+      return calibration.at(size).bandwidth_factor;
+    });
+  }
   Recording unused;
   TrafficMeter meter(recording ? *recording : unused, hosts, std::move(links));
 

@@ -10,6 +10,7 @@
 #include "algorithms/protocols/port.hpp"
 #include "algorithms/protocols/prices.hpp"
 #include "sim/dynamics.hpp"
+#include "sim/network_calibration.hpp"
 #include "sim/traffic.hpp"
 #include "topologies/topology.hpp"
 
@@ -27,6 +28,7 @@ struct NetworkOptions {
   double host_speed = 1e10;      // flop/s of every host
   bool verbose = false;          // let SimGrid log
   Dynamics dynamics;             // what varies or fails during the run (nothing by default)
+  NetworkCalibration calibration;  // factors by message size on top of the model's (none by default)
   // What the nodes' charges cost (algorithms/protocols/prices.hpp): the table the protocol registered its
   // prices in. Null: an empty table (any charge is then an error).
   std::shared_ptr<const protocols::PriceTable> prices;

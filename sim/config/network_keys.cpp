@@ -1,10 +1,15 @@
 #include "sim/config/network_keys.hpp"
 
+#include <filesystem>
+
 #include "common/spec.hpp"
+#include "sim/config/calibration_file.hpp"
 #include "sim/config/dynamics_keys.hpp"
 #include "sim/framing.hpp"
 
 namespace sgdsim::sim {
+
+namespace fs = std::filesystem;
 
 const keys::Object& network_keys() {
   static const keys::Object object = [] {
@@ -35,6 +40,16 @@ const keys::Object& network_keys() {
             .between(0, 1 << 30)
             .in_unit("bytes")
             .timing_only());
+    o.keys.push_back(
+        keys::any("calibration",
+                  "Factors of the flow model piecewise by message size (SMPI-style calibration, through "
+                  "SimGrid's factor callbacks; they replace the model's own): the path of a file written by "
+                  "`sgdsim calibrate --network` (relative to the scenario's folder), or its contents inline. "
+                  "resolved.json holds them inline. Fitted with header_bytes 0 and mtu 0 "
+                  "(docs/validation.md, \"Calibration\").")
+            .shaped({{"type", nlohmann::json::array({"string", "object"})}})
+            .may_be_absent()
+            .timing_only());
     for (auto& key : network_dynamics_keys()) o.keys.push_back(std::move(key));
     return o;
   }();
@@ -50,6 +65,22 @@ NetworkSetup read_network(Spec& root, std::uint64_t seed, const std::string& bas
   network.options.mtu = static_cast<std::size_t>(spec.integer("mtu"));
   if (auto problem = framing_problem(network.options.header_bytes, network.options.mtu))
     spec.fail("mtu", *problem);
+  if (const json* given = spec.peek("calibration")) {
+    std::string source;
+    if (given->is_string()) {
+      const std::string name = given->get<std::string>();
+      const fs::path file = fs::path(name).is_absolute() ? fs::path(name) : fs::path(base_dir) / name;
+      network.options.calibration = spec.in_context(
+          [&] { return read_calibration(parse_json_file(file.string()), name, "", &source); });
+      if (source.empty()) source = name;
+    } else if (given->is_object()) {
+      network.options.calibration = read_calibration(
+          *given, spec.file(), (spec.path().empty() ? "$" : spec.path()) + ".calibration", &source);
+    } else {
+      spec.expected("calibration", "the path of a calibration file or its contents (an object)");
+    }
+    spec.echo("calibration", calibration_json(network.options.calibration, source));
+  }
   read_network_dynamics(spec, network.topology, seed, base_dir, network.options.dynamics);
   spec.finish();
   return network;

@@ -112,6 +112,9 @@ std::vector<Case> representative_cases() {
                                   {"/network/link", parse(R"({"bandwidth": "10MBps", "latency": 0})")},
                                   {"/network/model", "tcp"},
                                   {"/network/header_bytes", 40}})},
+      {"calibration", edit(base(), {{"/network/calibration", parse(R"({"source": "a test", "segments": [
+                                      {"from_bytes": 0, "latency_factor": 1, "bandwidth_factor": 0.6},
+                                      {"from_bytes": 65536, "latency_factor": 2, "bandwidth_factor": 0.95}]})")}})},
       {"links", edit(base(), {{"/compute/host_speed", "5Gf"},
                               {"/network/link", parse(R"({"bandwidth": "100Mbps", "latency": "1ms"})")},
                               {"/network/heterogeneity", parse(R"({"bandwidth": 0.5, "latency": 0.3})")},

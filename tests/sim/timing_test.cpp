@@ -212,3 +212,29 @@ TEST_CASE("ideal: with segment headers one message takes latency + wire size / b
     CHECK(relative_error(out[1], latency + wire / bandwidth) < 1e-9);
   }
 }
+
+TEST_CASE("a calibration's factors set a message's time by its size on both models") {
+  sim::NetworkOptions options;
+  options.calibration.segments = {{0, 2.0, 0.5}, {10000, 3.0, 0.8}, {1000000, 1.0, 0.95}};
+  auto path = path_topology(3, {bandwidth, latency});
+  const std::vector<std::size_t> sizes{100, 9999, 10000, 500000, 1000000, 3000000};
+  for (const char* model : {"ideal", "tcp"}) {
+    options.model = model;
+    for (std::size_t bytes : sizes) {
+      auto out =
+          timed_run(path, options, [&](std::size_t node, protocols::Port& port, std::vector<double>& times) {
+            if (node == 0) port.send(2, protocols::Bytes(bytes));
+            if (node == 2) port.receive(0), times[2] = port.now();
+          });
+      const sim::CalibrationSegment& s = options.calibration.at(static_cast<double>(bytes));
+      // Two hops: twice the latency, scaled; the bandwidth a flow may use, scaled.
+      const double expected =
+          2 * latency * s.latency_factor + static_cast<double>(bytes) / (s.bandwidth_factor * bandwidth);
+      INFO(model << " " << bytes << " bytes: measured " << out[2] << " expected " << expected);
+      if (std::string(model) == "ideal")
+        CHECK(relative_error(out[2], expected) < 1e-9);
+      else  // tcp's reverse cross-traffic takes a few percent of the links
+        CHECK(relative_error(out[2], expected) < 0.1);
+    }
+  }
+}
