@@ -1,14 +1,28 @@
 #!/bin/bash
-# The validation campaign of docs/validation.md: record small runs (4 steps, one trace row per step) of
-# D-PSGD, CHOCO-SGD with top-k and the fp32 ring all-reduce on rings of 4 and 8 nodes at 10 Mbps, 100 Mbps and
-# 1 Gbps with messages from 1 kB to 10 MB, then replay each over real TCP (`sgdsim emulate`, root) against
-# the `ideal` and `tcp` network models. Runs under nice (the host is shared); prints one line per cell and
-# writes OUT/cells.csv. Usage: tools/validation-campaign.sh SGDSIM OUT [CELL_FILTER_REGEX]
+# The validation campaign of docs/validation.md, one command (root; run it on a quiet host):
+#   1. `sgdsim calibrate --network -o OUT/net.json`: the flow model's factors by message size, fitted to a
+#      ping-pong over one shaped link (the cells below are not used for fitting);
+#   2. record small runs (4 steps, one trace row per step) of D-PSGD, CHOCO-SGD with top-k and the fp32 ring
+#      all-reduce on rings of 4 and 8 nodes at 10 Mbps, 100 Mbps and 1 Gbps with messages from 1 kB to 10 MB;
+#   3. replay each over real TCP (`sgdsim emulate --no-compute`) against the `ideal` and `tcp` network models
+#      and `ideal` with the calibration ("calibrated");
+#   4. write OUT/cells.csv, OUT/tables.md (tools/validation-table.py) and OUT/host.txt (load before and after).
+# Prints one line per cell and model. Resumable: what exists in OUT is kept. Usage:
+#   tools/validation-campaign.sh SGDSIM OUT [CELL_FILTER_REGEX]
+# NICE=19 (default 0) runs it under nice on a shared host; the figures then include the other work's delays.
 set -eu
 sgdsim=$1
 out=$2
 filter=${3:-.}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+run() { nice -n "${NICE:-0}" "$@"; }
+start=$(date +%s)
+{
+  echo "start: $(date -u +%FT%TZ) $(uptime)"
+  echo "kernel: $(uname -sr), cores: $(nproc)"
+} >"$out/host.txt"
+[ -s "$out/net.json" ] || run "$sgdsim" calibrate --network -o "$out/net.json"
 # model object, dataset object for each message size (float32: d coordinates = 4·d bytes)
 size_model() {
   case $1 in
@@ -45,10 +59,15 @@ cells | grep -E "$filter" | while read -r alg nodes size rate; do
  "network": {"topology": {"kind": "ring", "nodes": $nodes}, "link": {"bandwidth": "$rate", "latency": "0s"}},
  "data": $data, "model": $model, "algorithm": $(algorithm "$alg"), "eval": {"every": 1}}
 JSON
-  [ -d "$out/$cell" ] || nice "$sgdsim" run "$out/$cell.json" -o "$out/$cell" --record -q --threads 1
-  for net in ideal tcp; do
+  [ -d "$out/$cell" ] || run "$sgdsim" run "$out/$cell.json" -o "$out/$cell" --record -q --threads 1
+  for net in ideal tcp calibrated; do
     dir="$out/$cell-$net"
-    [ -d "$dir" ] || nice "$sgdsim" emulate "$out/$cell" -o "$dir" --no-compute --set network.model=$net -q
+    if [ "$net" = calibrated ]; then
+      prediction=(network.model=ideal "network.calibration=$out/net.json")
+    else
+      prediction=(network.model=$net)
+    fi
+    [ -d "$dir" ] || run "$sgdsim" emulate "$out/$cell" -o "$dir" --no-compute --set "${prediction[@]}" -q
     python3 - "$dir" "$cell" "$net" "$out/$cell" >>"$out/cells.csv" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1] + "/validation.json"))
@@ -64,3 +83,6 @@ PY
     tail -1 "$out/cells.csv"
   done
 done
+python3 "$(dirname "$0")/validation-table.py" "$out/cells.csv" >"$out/tables.md"
+echo "end: $(date -u +%FT%TZ) $(uptime); $(($(date +%s) - start)) s" >>"$out/host.txt"
+cat "$out/host.txt"
