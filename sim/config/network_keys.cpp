@@ -11,6 +11,30 @@ namespace sgdsim::sim {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A file's path, or its contents (sim/config/calibration_file.hpp): closed objects, as the reader is.
+nlohmann::json calibration_shape() {
+  const nlohmann::json positive = {{"type", "number"}, {"exclusiveMinimum", 0}};
+  const nlohmann::json segment = {{"type", "object"},
+                                  {"additionalProperties", false},
+                                  {"required", {"from_bytes", "latency_factor", "bandwidth_factor"}},
+                                  {"properties",
+                                   {{"from_bytes", {{"type", "number"}, {"minimum", 0}}},
+                                    {"latency_factor", positive},
+                                    {"bandwidth_factor", positive}}}};
+  const nlohmann::json contents = {{"type", "object"},
+                                   {"additionalProperties", false},
+                                   {"required", {"segments"}},
+                                   {"properties",
+                                    {{"source", {{"type", "string"}}},
+                                     {"segments", {{"type", "array"}, {"minItems", 1}, {"items", segment}}},
+                                     {"fit", nlohmann::json::object()}}}};
+  return {{"oneOf", {{{"type", "string"}}, contents}}};
+}
+
+}  // namespace
+
 const keys::Object& network_keys() {
   static const keys::Object object = [] {
     keys::Object o{"network", "The modeled network: graph, links, and how SimGrid models them.",
@@ -47,7 +71,7 @@ const keys::Object& network_keys() {
                   "`sgdsim calibrate --network` (relative to the scenario's folder), or its contents inline. "
                   "resolved.json holds them inline. Fitted with header_bytes 0 and mtu 0 "
                   "(docs/validation.md, \"Calibration\").")
-            .shaped({{"type", nlohmann::json::array({"string", "object"})}})
+            .shaped(calibration_shape())
             .may_be_absent()
             .timing_only());
     for (auto& key : network_dynamics_keys()) o.keys.push_back(std::move(key));
