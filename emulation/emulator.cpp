@@ -65,25 +65,14 @@ void no_delay(int fd) {
 
 }  // namespace
 
-std::size_t link_between(const FabricPlan& plan, std::size_t a, std::size_t b) {
-  for (std::size_t k = 0; k < plan.links().size(); ++k) {
-    const PlannedLink& l = plan.links()[k];
-    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return k;
-  }
-  throw InputError(
-      "emulate: nodes " + std::to_string(a) + " and " + std::to_string(b) +
-      " exchange messages but no physical link joins them; the emulated network carries messages "
-      "between neighbours only (it does not forward)");
-}
-
 std::vector<std::vector<protocols::NodeStats>> emulate(const observation::Schedule& schedule,
                                                        const Fabric& fabric, ComputeReplay compute,
                                                        Watch& watch) {
   const std::size_t nodes = schedule.nodes.size();
   const FabricPlan& plan = fabric.plan();
   const auto pairs = talking_pairs(schedule);
-  std::vector<std::size_t> links;
-  for (const auto& [a, b] : pairs) links.push_back(link_between(plan, a, b));
+  std::vector<std::string> listening_at;  // b's address for a, per pair
+  for (const auto& [a, b] : pairs) listening_at.push_back(plan.address_for(a, b));
 
   Descriptors namespaces, sockets;
   std::vector<int> netns(nodes);
@@ -97,16 +86,14 @@ std::vector<std::vector<protocols::NodeStats>> emulate(const observation::Schedu
     try {
       for (std::size_t p = 0; p < pairs.size(); ++p) {
         const auto [a, b] = pairs[p];
-        const PlannedLink& link = plan.links()[links[p]];
-        const LinkEnd end_b = plan.end(links[p], link.b == b ? 1 : 0);
         enter(netns[b]);
         const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (listener < 0) fail("socket");
         Descriptors listening;
         listening.keep(listener);
-        sockaddr_in address = socket_address(end_b.address, 0);
+        sockaddr_in address = socket_address(listening_at[p], 0);
         if (bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-          fail("bind " + end_b.address);
+          fail("bind " + listening_at[p]);
         if (listen(listener, 1) != 0) fail("listen");
         socklen_t length = sizeof address;
         if (getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) fail("getsockname");
@@ -114,7 +101,7 @@ std::vector<std::vector<protocols::NodeStats>> emulate(const observation::Schedu
         const int client = sockets.keep(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
         if (client < 0) fail("socket");
         if (connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
-          fail("connect to " + end_b.address);
+          fail("connect to " + listening_at[p]);
         const int server = sockets.keep(accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
         if (server < 0) fail("accept");
         no_delay(client);

@@ -13,10 +13,6 @@
 
 namespace sgdsim::emulation {
 
-// The link (index into plan.links()) joining a and b; InputError when the nodes are not neighbours (messages
-// are carried over one link: the emulated network does not forward).
-std::size_t link_between(const FabricPlan& plan, std::size_t a, std::size_t b);
-
 // Throws Interrupted when `watch` saw a signal (after every node stopped), std::runtime_error naming the node
 // when one failed.
 std::vector<std::vector<protocols::NodeStats>> emulate(const observation::Schedule& schedule,

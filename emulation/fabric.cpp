@@ -27,6 +27,15 @@ std::string address(std::size_t link, int side) {
          std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255);
 }
 
+// Node `node`'s address on a switch: 10.128.0.0/9, from .1 (2^23 - 2 nodes at most).
+std::string switched_address(std::size_t node) {
+  const std::uint32_t host = (10u << 24) + (128u << 16) + static_cast<std::uint32_t>(node) + 1u;
+  return std::to_string(host >> 24) + "." + std::to_string((host >> 16) & 255) + "." +
+         std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255);
+}
+
+constexpr const char* bridge = "br0";
+
 process::Exit run(const std::vector<std::string>& command) {
   process::Options options;
   options.output = process::Output::capture;
@@ -64,12 +73,43 @@ FabricPlan::FabricPlan(std::string prefix, std::size_t nodes, std::vector<Planne
   if (links_.size() >= (std::size_t{1} << 22)) throw InputError("too many links to emulate");
 }
 
+FabricPlan FabricPlan::switched(std::string prefix, const std::vector<double>& nic_bandwidth,
+                                FabricOptions options) {
+  const std::size_t nodes = nic_bandwidth.size();
+  if (nodes >= (std::size_t{1} << 23) - 1) throw InputError("too many nodes to emulate on a switch");
+  std::vector<PlannedLink> links;
+  for (std::size_t k = 0; k < nodes; ++k) links.push_back({k, nodes, nic_bandwidth[k]});
+  FabricPlan plan(std::move(prefix), nodes, std::move(links), std::move(options));
+  plan.switched_ = true;
+  return plan;
+}
+
 std::string FabricPlan::netns(std::size_t node) const {
+  if (switched_ && node == nodes_) return prefix_ + "sw";
   return prefix_ + std::to_string(node);
+}
+
+std::string FabricPlan::address_for(std::size_t from, std::size_t to) const {
+  if (switched_) return switched_address(to);
+  for (std::size_t k = 0; k < links_.size(); ++k) {
+    const PlannedLink& l = links_[k];
+    if ((l.a == from && l.b == to) || (l.a == to && l.b == from)) return end(k, l.b == to ? 1 : 0).address;
+  }
+  throw InputError(
+      "emulate: nodes " + std::to_string(from) + " and " + std::to_string(to) +
+      " exchange messages but no physical link joins them; the emulated network carries messages "
+      "between neighbours only (it does not forward)");
 }
 
 LinkEnd FabricPlan::end(std::size_t link, int side) const {
   const PlannedLink& l = links_.at(link);
+  if (switched_) {
+    // The node's NIC ("sw" toward the switch), or the bridge's port toward node a.
+    if (side == 0) return {netns(l.a), "sw", switched_address(l.a)};
+    std::string port = "p";
+    port += std::to_string(l.a);
+    return {netns(nodes_), port, ""};
+  }
   const std::size_t self = side == 0 ? l.a : l.b, peer = side == 0 ? l.b : l.a;
   std::string interface = "p";  // (appended, not added to a literal: GCC 12 warns about the latter wrongly)
   interface += std::to_string(peer);
@@ -86,17 +126,24 @@ std::size_t tbf_burst_bytes(double bytes_per_second) {
 
 std::vector<std::vector<std::string>> FabricPlan::setup() const {
   std::vector<std::vector<std::string>> commands;
-  for (std::size_t node = 0; node < nodes_; ++node) {
+  for (std::size_t node = 0; node < nodes_ + (switched_ ? 1 : 0); ++node) {
     commands.push_back({"ip", "netns", "add", netns(node)});
     commands.push_back({"ip", "-n", netns(node), "link", "set", "lo", "up"});
+  }
+  if (switched_) {
+    commands.push_back({"ip", "-n", netns(nodes_), "link", "add", bridge, "type", "bridge"});
+    commands.push_back({"ip", "-n", netns(nodes_), "link", "set", bridge, "up"});
   }
   for (std::size_t k = 0; k < links_.size(); ++k) {
     const LinkEnd a = end(k, 0), b = end(k, 1);
     // Made inside a's namespace with its peer in b's: never in the host's.
     commands.push_back({"ip", "-n", a.netns, "link", "add", a.interface, "type", "veth", "peer", "name",
                         b.interface, "netns", b.netns});
+    if (switched_) commands.push_back({"ip", "-n", b.netns, "link", "set", b.interface, "master", bridge});
     for (const LinkEnd& e : {a, b}) {
-      commands.push_back({"ip", "-n", e.netns, "addr", "add", e.address + "/30", "dev", e.interface});
+      if (!e.address.empty())
+        commands.push_back(
+            {"ip", "-n", e.netns, "addr", "add", e.address + (switched_ ? "/9" : "/30"), "dev", e.interface});
       const std::string rate = tc_rate(links_[k].bandwidth);
       if (options_.qdisc == "tbf") {
         commands.push_back({"tc", "-n", e.netns, "qdisc", "add", "dev", e.interface, "root", "tbf", "rate",

@@ -29,12 +29,23 @@ struct LinkEnd {
 };
 
 // The plan, without touching the system (tested without root): names, addresses and the commands.
+// Point-to-point: a veth pair per link, each end with an address of the link's /30. Switched: one more
+// namespace (the switch, named PREFIX + "sw") holding a Linux bridge; link k is node k's NIC, a veth pair
+// from the node's namespace to a port of the bridge, each direction shaped to the NIC's rate (the node's
+// egress on its end, the switch's toward the node on the port); every node has one address of 10.128.0.0/9.
 class FabricPlan {
  public:
   FabricPlan(std::string prefix, std::size_t nodes, std::vector<PlannedLink> links, FabricOptions options);
-  std::string netns(std::size_t node) const;
-  // End `side` (0: a, 1: b) of link `link`.
+  // A switch: link k joins node k (a) to the switch (b = nodes); `nic_bandwidth[k]` its rate.
+  static FabricPlan switched(std::string prefix, const std::vector<double>& nic_bandwidth,
+                             FabricOptions options);
+  bool is_switched() const { return switched_; }
+  std::string netns(std::size_t node) const;  // node == nodes(): the switch's (switched plans)
+  // End `side` (0: a, 1: b) of link `link` (a switch port has no address).
   LinkEnd end(std::size_t link, int side) const;
+  // The address `to` listens on for `from`: its end of the link between them, or its NIC's on a switch.
+  // InputError when a point-to-point plan has no link between them (the emulated network does not forward).
+  std::string address_for(std::size_t from, std::size_t to) const;
   const std::vector<PlannedLink>& links() const { return links_; }
   std::size_t nodes() const { return nodes_; }
   // Every command that builds the fabric, in order (each an argv).
@@ -46,6 +57,7 @@ class FabricPlan {
   std::size_t nodes_;
   std::vector<PlannedLink> links_;
   FabricOptions options_;
+  bool switched_ = false;
 };
 
 // `tc`'s spelling of a rate in bits per second, e.g. "100000000bit".

@@ -3,7 +3,8 @@
 #   1. `sgdsim calibrate --network -o OUT/net.json`: the flow model's factors by message size, fitted to a
 #      ping-pong over one shaped link (the cells below are not used for fitting);
 #   2. record small runs (4 steps, one trace row per step) of D-PSGD, CHOCO-SGD with top-k and the fp32 ring
-#      all-reduce on rings of 4 and 8 nodes at 10 Mbps, 100 Mbps and 1 Gbps with messages from 1 kB to 10 MB;
+#      all-reduce on rings of 4 and 8 nodes and on 8 nodes at a switch (D-PSGD mixing over a ring of 8) at
+#      10 Mbps, 100 Mbps and 1 Gbps with messages from 1 kB to 10 MB;
 #   3. replay each over real TCP (`sgdsim emulate --no-compute`) against the `ideal` and `tcp` network models
 #      and `ideal` with the calibration ("calibrated");
 #   4. write OUT/cells.csv, OUT/tables.md (tools/validation-table.py) and OUT/host.txt (load before and after).
@@ -40,24 +41,30 @@ algorithm() {
   allreduce) echo '{"kind": "data_parallel", "steps": 4, "lr": 0.01, "compressor": {"kind": "none"}, "collective": {"kind": "ring_allreduce"}}' ;;
   esac
 }
-# algorithm nodes size rate
+# algorithm topology nodes size rate
 cells() {
   for rate in 10Mbps 100Mbps 1Gbps; do
-    for size in 1k 10k 100k 1M 10M; do echo "dpsgd 4 $size $rate"; done
-    for size in 10k 1M; do echo "dpsgd 8 $size $rate"; done
-    echo "choco 4 1M $rate"
-    echo "allreduce 4 1M $rate"
-    echo "allreduce 8 10M $rate"
+    for size in 1k 10k 100k 1M 10M; do echo "dpsgd ring 4 $size $rate"; done
+    for size in 10k 1M; do echo "dpsgd ring 8 $size $rate"; done
+    echo "choco ring 4 1M $rate"
+    echo "allreduce ring 4 1M $rate"
+    echo "allreduce ring 8 10M $rate"
+    echo "dpsgd switch 8 1M $rate"
+    echo "allreduce switch 8 10M $rate"
   done
 }
 echo "cell,model,median_relative_error,p90_relative_error,median_signed_relative_error,message_bytes,process_share,machine_busy_share,wall_s" >"$out/cells.csv"
-cells | grep -E "$filter" | while read -r alg nodes size rate; do
-  cell="$alg-ring$nodes-$size-$rate"
+cells | grep -E "$filter" | while read -r alg topo nodes size rate; do
+  cell="$alg-$topo$nodes-$size-$rate"
   IFS='|' read -r model data <<<"$(size_model "$size")"
+  algorithm=$(algorithm "$alg")
+  # On a switch, a gossip method mixes over a ring of its nodes (algorithm.graph).
+  [ "$topo" = switch ] && [ "$alg" != allreduce ] &&
+    algorithm="${algorithm%\}}, \"graph\": {\"kind\": \"ring\", \"nodes\": $nodes}}"
   cat >"$out/$cell.json" <<JSON
 {"name": "$cell", "seed": 1,
- "network": {"topology": {"kind": "ring", "nodes": $nodes}, "link": {"bandwidth": "$rate", "latency": "0s"}},
- "data": $data, "model": $model, "algorithm": $(algorithm "$alg"), "eval": {"every": 1}}
+ "network": {"topology": {"kind": "$topo", "nodes": $nodes}, "link": {"bandwidth": "$rate", "latency": "0s"}},
+ "data": $data, "model": $model, "algorithm": $algorithm, "eval": {"every": 1}}
 JSON
   [ -d "$out/$cell" ] || run "$sgdsim" run "$out/$cell.json" -o "$out/$cell" --record -q --threads 1
   for net in ideal tcp calibrated; do

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "common/dotted_path.hpp"
@@ -80,18 +81,33 @@ nlohmann::json emulate_to_directory(const EmulateOptions& options) {
     throw InputError(origin +
                      ": the recorded price table does not match the scenario's; record the run again");
 
-  // The physical links the messages take (every pair that talks must be neighbours).
-  std::vector<emulation::PlannedLink> links;
-  for (const auto& [a, b] : emulation::talking_pairs(schedule)) {
-    const auto edge = topology::edge_index(scenario.topology(), a, b);
-    if (!edge)
-      throw InputError(
-          "emulate: nodes " + std::to_string(a) + " and " + std::to_string(b) +
-          " exchange messages but are not neighbours in the topology; the emulated network carries "
-          "messages over one link (it does not forward)");
-    links.push_back({a, b, scenario.topology().edges[*edge].link.bandwidth});
+  const std::string prefix = "sgdsim-" + std::to_string(getpid()) + "-";
+  const topology::Topology& physical = scenario.topology();
+  std::optional<emulation::FabricPlan> planned;
+  if (physical.kind == "switch") {
+    // One switch: every node's NIC is its one edge to the switch (a Linux bridge).
+    std::vector<double> nic(nodes, 0);
+    for (const topology::Edge& e : physical.edges) nic.at(e.a) = e.link.bandwidth;
+    planned = emulation::FabricPlan::switched(prefix, nic, {options.qdisc});
+  } else if (!physical.routers.empty()) {
+    throw InputError("emulate: the " + physical.kind +
+                     " network has switches inside hosts or several switches; emulate builds one switch "
+                     "(\"switch\") or point-to-point links only");
+  } else {
+    // The physical links the messages take (every pair that talks must be neighbours).
+    std::vector<emulation::PlannedLink> links;
+    for (const auto& [a, b] : emulation::talking_pairs(schedule)) {
+      const auto edge = topology::edge_index(physical, a, b);
+      if (!edge)
+        throw InputError(
+            "emulate: nodes " + std::to_string(a) + " and " + std::to_string(b) +
+            " exchange messages but are not neighbours in the topology; the emulated network carries "
+            "messages over one link (it does not forward)");
+      links.push_back({a, b, physical.edges[*edge].link.bandwidth});
+    }
+    planned.emplace(prefix, nodes, links, emulation::FabricOptions{options.qdisc});
   }
-  emulation::FabricPlan plan("sgdsim-" + std::to_string(getpid()) + "-", nodes, links, {options.qdisc});
+  const emulation::FabricPlan& plan = *planned;
 
   // The prediction: the same operations on SimGrid's port, cut at the same markers.
   std::vector<std::vector<protocols::NodeStats>> simulated(nodes);
@@ -125,7 +141,7 @@ nlohmann::json emulate_to_directory(const EmulateOptions& options) {
         {"machine_busy_share",
          machine_total > 0 ? (machine_after.first - machine_before.first) / machine_total : 0.0}};
     record["qdisc"] = {{"kind", options.qdisc},
-                       {"example", links.empty() ? std::string() : fabric.qdisc_report(0, 0)}};
+                       {"example", plan.links().empty() ? std::string() : fabric.qdisc_report(0, 0)}};
     fabric.teardown();
   }
 
@@ -144,7 +160,8 @@ nlohmann::json emulate_to_directory(const EmulateOptions& options) {
       {"nodes", nodes},
       {"intervals", intervals.size()},
       {"compared_intervals", errors.intervals},
-      {"links", links.size()},
+      {"links", plan.links().size()},
+      {"switch", plan.is_switched()},
       {"compute", options.compute ? "waits" : "skipped"},
       {"network_model", scenario.network().model},
       {"set", options.overrides},

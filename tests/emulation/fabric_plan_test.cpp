@@ -26,7 +26,9 @@ TEST_CASE("a ring's plan: a veth pair per link, addresses of one /30, everything
   CHECK(plan.end(2, 1).address == "10.0.0.10");
   CHECK(plan.end(2, 1).interface == "p0");  // node 2's end toward node 0
   CHECK(plan.end(2, 1).netns == "sgdsim-42-2");
-  CHECK(link_between(plan, 2, 0) == 2);
+  CHECK(plan.address_for(2, 0) == "10.0.0.9");  // node 0's end of the link 0-2
+  CHECK(plan.address_for(0, 2) == "10.0.0.10");
+  CHECK_THROWS_AS(FabricPlan("x", 3, {{0, 1, 1e6}}, {}).address_for(0, 2), InputError);
   CHECK_THROWS_AS(FabricPlan("x", 2, {}, {"netem"}), InputError);
 
   std::set<std::string> namespaces;
@@ -64,4 +66,47 @@ TEST_CASE("htb shapes with a class at the link's rate") {
       CHECK(std::find(command.begin(), command.end(), "100000000bit") != command.end());
     }
   CHECK(classes == 2);
+}
+
+TEST_CASE("a switch's plan: a bridge in its own namespace, one shaped veth per NIC, one subnet") {
+  const FabricPlan plan = FabricPlan::switched("sgdsim-42-", {1.25e6, 12.5e6, 1.25e6}, {});
+  CHECK(plan.is_switched());
+  CHECK(plan.netns(3) == "sgdsim-42-sw");
+  CHECK(plan.address_for(0, 2) == "10.128.0.3");
+  CHECK(plan.address_for(1, 0) == "10.128.0.1");
+  CHECK(plan.end(1, 0).netns == "sgdsim-42-1");
+  CHECK(plan.end(1, 1).netns == "sgdsim-42-sw");
+  CHECK(plan.end(1, 1).interface == "p1");
+  std::set<std::string> namespaces, enslaved;
+  std::size_t veths = 0, qdiscs = 0, bridges = 0;
+  for (const auto& command : plan.setup()) {
+    if (command[1] == "netns") {
+      namespaces.insert(command[3]);
+      continue;
+    }
+    CHECK(command[1] == "-n");
+    CHECK(namespaces.count(command[2]) == 1);
+    if (command.size() > 6 && command[6] == "type") {
+      if (command[7] == "bridge") {
+        ++bridges;
+        CHECK(command[2] == "sgdsim-42-sw");
+      }
+      if (command[7] == "veth") {
+        ++veths;
+        CHECK(command.back() == "sgdsim-42-sw");
+      }
+    }
+    if (command.size() > 6 && command[6] == "master") enslaved.insert(command[5]);
+    if (command[0] == "tc") {
+      ++qdiscs;
+      // Both directions of a NIC at its rate: node 1's and its port's at 100 Mbps.
+      const bool node1 = command[6] == "sw" ? command[2] == "sgdsim-42-1" : command[6] == "p1";
+      CHECK(command[10] == (node1 ? "100000000bit" : "10000000bit"));
+    }
+  }
+  CHECK(namespaces.size() == 4);
+  CHECK(bridges == 1);
+  CHECK(veths == 3);
+  CHECK(enslaved == std::set<std::string>{"p0", "p1", "p2"});
+  CHECK(qdiscs == 6);
 }
