@@ -23,13 +23,13 @@ nlohmann::json calibration_shape() {
                                    {{"from_bytes", {{"type", "number"}, {"minimum", 0}}},
                                     {"latency_factor", positive},
                                     {"bandwidth_factor", positive}}}};
-  const nlohmann::json contents = {{"type", "object"},
-                                   {"additionalProperties", false},
-                                   {"required", {"segments"}},
-                                   {"properties",
-                                    {{"source", {{"type", "string"}}},
-                                     {"segments", {{"type", "array"}, {"minItems", 1}, {"items", segment}}},
-                                     {"fit", nlohmann::json::object()}}}};
+  const nlohmann::json contents = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required", {"segments"}},
+      {"properties",
+       {{"source", {{"type", "string"}}},
+        {"segments", {{"type", "array"}, {"minItems", 1}, {"items", segment}}}}}};
   return {{"oneOf", {{{"type", "string"}}, contents}}};
 }
 
