@@ -5,15 +5,11 @@
 #include <map>
 #include <set>
 
+#include "common/dotted_path.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::analysis {
 namespace {
-
-std::string last_segment(const std::string& path) {
-  const auto dot = path.rfind('.');
-  return dot == std::string::npos ? path : path.substr(dot + 1);
-}
 
 std::string shorten(const std::string& text) {
   return text.size() <= 48 ? text : text.substr(0, 45) + "...";

@@ -44,11 +44,6 @@ std::string slug(const std::string& text, std::size_t limit) {
   return out;
 }
 
-std::string last_segment(const std::string& path) {
-  const auto dot = path.rfind('.');
-  return dot == std::string::npos ? path : path.substr(dot + 1);
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (const auto& part : parts) {

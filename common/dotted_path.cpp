@@ -67,4 +67,9 @@ std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text)
   return {path, value};
 }
 
+std::string last_segment(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
 }  // namespace sgdsim

@@ -23,4 +23,7 @@ void set_dotted(nlohmann::json& document, const std::string& path, const nlohman
 // network.link.bandwidth=1Gbps works without quotes).
 std::pair<std::string, nlohmann::json> parse_assignment(const std::string& text);
 
+// The last segment: "algorithm.compressor.levels" -> "levels" (a path without dots is its own).
+std::string last_segment(const std::string& path);
+
 }  // namespace sgdsim

@@ -21,7 +21,7 @@ Topology from_file(Spec& spec, std::uint64_t, const std::string& base_dir) {
   return topology;
 }
 
-const bool registered = topologies().add(
+const bool registered_edge_list_kind = topologies().add(
     {"edges",
      "A graph from an edge-list file: one \"a b\" pair of 0-based node ids per line (# comments allowed).",
      {keys::path("path", "The edge-list file (relative to the scenario's folder)."),

@@ -65,7 +65,7 @@ Topology random_regular(Spec& spec, std::uint64_t seed, const std::string&) {
                         [&](Rng& rng) { return random_regular_edges(n, d, rng); });
 }
 
-const bool registered =
+const bool registered_random_graphs =
     topologies().add(
         {"erdos_renyi",
          "G(n, p): every pair linked with probability p, redrawn until connected.",

@@ -28,7 +28,7 @@ Topology torus(Spec& spec, std::uint64_t, const std::string&) {
   return build_topology("torus", n, torus_edges(dims), {});
 }
 
-const bool registered =
+const bool registered_regular_graphs =
     topologies().add({"ring", "A cycle: node i links to i ± 1 (mod n).", {nodes_key(2, max_nodes)}, {}},
                      [](Spec& spec, std::uint64_t, const std::string&) {
                        const std::size_t n = count(spec, "nodes");

@@ -55,7 +55,7 @@ Topology cluster(Spec& spec, std::uint64_t, const std::string&) {
   return topology;
 }
 
-const bool registered =
+const bool registered_switched_networks =
     topologies().add({"switch",
                       "Hosts that each have one link (its NIC; bandwidth and latency from network.link) to "
                       "one switch, which "

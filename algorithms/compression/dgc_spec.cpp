@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_dgc_spec = compressors().add(
     {"dgc",
      "Deep Gradient Compression (Lin et al. 2018): send the coordinates at or above a threshold estimated "
      "by top-k on a random sample. Momentum correction, clipping and masking: memory kind dgc.",

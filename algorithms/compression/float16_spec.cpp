@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered =
+const bool registered_float16_spec =
     compressors().add(
         {"fp16",
          "IEEE half precision: each value rounded to the nearest fp16 (ties to even), exactly 2·d "

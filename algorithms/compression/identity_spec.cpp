@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered =
+const bool registered_identity_spec =
     compressors().add({"none",
                        "No compression: the d values as little-endian fp32, exactly 4·d bytes.",
                        {},

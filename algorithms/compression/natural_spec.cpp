@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_natural_spec = compressors().add(
     {"natural",
      "Natural compression (Horváth et al. 2019): unbiased stochastic rounding of each value to one of its "
      "two neighbouring powers of two; a sign bit and an exponent code per coordinate (9 bits, or 1 + "

@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_onebit_spec = compressors().add(
     {"onebit",
      "1-bit SGD (Seide et al. 2014): one sign bit per coordinate, rebuilt as the mean of the bucket's "
      "entries of that sign (two fp32 values per bucket). Biased: use it with \"memory\": "

@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_powersgd_spec = compressors().add(
     {"powersgd",
      "PowerSGD (Vogels et al. 2019): each weight matrix of the model as a rank-r product P Qᵀ from one "
      "warm-started power iteration (float32 factors); vectors raw. Pair with memory error_feedback.",

@@ -109,7 +109,7 @@ std::unique_ptr<Compressor> make_quantizer(Spec& spec) {
   return std::make_unique<Quantizer>(std::move(c));
 }
 
-const bool registered =
+const bool registered_quantizer_spec =
     compressors().add(
         {"qsgd",
          "QSGD (Alistarh et al. 2017): unbiased stochastic rounding of |x_i| / ||x||_2 to s uniform "

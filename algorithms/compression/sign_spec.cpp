@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered =
+const bool registered_sign_spec =
     compressors().add(
         {"sign",
          "Scaled sign (Karimireddy et al. 2019): one sign bit per coordinate and the bucket's mean |x_i| as "

@@ -7,7 +7,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_signum_spec = compressors().add(
     {"signum",
      "Signum (Bernstein et al. 2018): each sender keeps m ← β·m + (1 − β)·x and sends sign(m) as signsgd "
      "does (one bit per coordinate, decoded as ±1). data_parallel can aggregate it by majority vote.",

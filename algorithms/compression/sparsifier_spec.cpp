@@ -64,7 +64,7 @@ std::unique_ptr<Compressor> make_compose(Spec& spec) {
   return outer;
 }
 
-const bool registered =
+const bool registered_sparsifier_spec =
     compressors().add(
         {"topk",
          "Top-k: the k coordinates of largest magnitude, as (index gaps, fp32 values).",

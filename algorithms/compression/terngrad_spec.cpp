@@ -10,7 +10,7 @@
 namespace sgdsim::compression {
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_terngrad_spec = compressors().add(
     {"terngrad",
      "TernGrad (Wen et al. 2017): unbiased stochastic ternarisation to {−s, 0, +s}, s = max |x_i| per "
      "bucket; an fp32 scale and 2 bits per coordinate.",

@@ -28,7 +28,7 @@ std::vector<keys::Key> thc_keys() {
 
 namespace {
 
-const bool registered = compressors().add(
+const bool registered_thc_spec = compressors().add(
     {"thc",
      "THC (Li et al., NSDI 2024), the spelling issue 32 gives: in data_parallel (with no collective or "
      "ring_allreduce) it runs the collective \"thc\", THC's homomorphic all-reduce, with these keys; no "

@@ -10,8 +10,8 @@ namespace sgdsim::learning {
 
 namespace {
 
-constexpr int side = 28;
-constexpr int classes = 10;
+constexpr int fashion_side = 28;
+constexpr int fashion_classes = 10;
 
 // The packaged name ends in .gz; an uncompressed copy without the suffix is accepted too.
 std::string locate(const std::string& dir, const std::string& name) {
@@ -27,7 +27,7 @@ Dataset load_split(const std::string& dir, const std::string& prefix, const std:
   const std::string labels_path = locate(dir, prefix + "-labels-idx1-ubyte");
   const IdxArray images = read_idx_file(images_path, 3);
   const IdxArray labels = read_idx_file(labels_path, 1);
-  if (images.dims[1] != side || images.dims[2] != side) {
+  if (images.dims[1] != fashion_side || images.dims[2] != fashion_side) {
     throw InputError(images_path + ": bad dimensions " + std::to_string(images.dims[1]) + "x" +
                      std::to_string(images.dims[2]) + ", " + name + " images are 28x28");
   }
@@ -37,17 +37,17 @@ Dataset load_split(const std::string& dir, const std::string& prefix, const std:
   }
   const std::size_t n = images.dims[0];
   Dataset data;
-  data.classes = classes;
-  data.image = ImageShape{1, side, side};
+  data.classes = fashion_classes;
+  data.image = ImageShape{1, fashion_side, fashion_side};
   data.labels.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (labels.values[i] >= classes) {
+    if (labels.values[i] >= fashion_classes) {
       throw InputError(labels_path + ": label " + std::to_string(labels.values[i]) + " of sample " +
                        std::to_string(i) + " is not a class from 0 to 9");
     }
     data.labels[i] = labels.values[i];
   }
-  constexpr int pixels = side * side;
+  constexpr int pixels = fashion_side * fashion_side;
   data.pixels.resize(static_cast<Eigen::Index>(n), pixels);
   std::copy(images.values.begin(), images.values.begin() + static_cast<std::ptrdiff_t>(n * pixels),
             data.pixels.data());

@@ -141,7 +141,7 @@ int positive_class(Spec& spec, const Dataset& train) {
             "is " + value_text(label) + ", which is not a label of the data (labels: " + known + ")");
 }
 
-const bool registered =
+const bool registered_generalized_linear_model =
     models().add({"logistic",
                   "Binary logistic regression (one-vs-rest on multiclass data).",
                   {keys::number("positive_class", "The label (as written in the data) of the positive class.")

@@ -37,7 +37,7 @@ std::vector<keys::Key> image_keys(keys::Key path) {
           .at_least(0)};
 }
 
-const bool registered =
+const bool registered_image_datasets =
     datasets().add(
         {"fashion-mnist",
          "Fashion-MNIST (Xiao et al. 2017): 28×28 grey images of 10 classes of clothing, 60000 train and "

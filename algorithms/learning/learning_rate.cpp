@@ -60,7 +60,7 @@ std::unique_ptr<LearningRate> make(Spec& spec, Schedule::Kind kind, double t0, d
   return std::make_unique<Schedule>(kind, value, t0, factor, every, warmup);
 }
 
-const bool registered =
+const bool registered_learning_rate =
     learning_rates().add({"constant", "η_t = value.", {}, {}},
                          [](Spec& spec) { return make(spec, Schedule::Kind::constant, 0, 1, 1); }) &&
     learning_rates().add(

@@ -9,7 +9,7 @@
 namespace sgdsim::learning {
 namespace {
 
-Problem load(Spec& data, std::uint64_t, const std::string& base_dir) {
+Problem load_libsvm(Spec& data, std::uint64_t, const std::string& base_dir) {
   const std::string train_path = resolve_path(data.string("path"), base_dir);
   std::string test_path;
   if (data.has("test_path")) test_path = resolve_path(data.string("test_path"), base_dir);
@@ -35,7 +35,7 @@ Problem load(Spec& data, std::uint64_t, const std::string& base_dir) {
   return problem;
 }
 
-const bool registered = datasets().add(
+const bool registered_libsvm_dataset = datasets().add(
     {"libsvm",
      "A LIBSVM text file (\"label index:value ...\"): classification when the labels are few integers, "
      "regression otherwise.",
@@ -46,7 +46,7 @@ const bool registered = datasets().add(
           .fallback_to(0)
           .between(0, 2147483648.0)},
      {}},
-    load);
+    load_libsvm);
 
 }  // namespace
 }  // namespace sgdsim::learning

@@ -111,7 +111,7 @@ template BlockSums MlpModel::block<double>(const double*, const RowMatrix<double
                                            std::span<const std::size_t>, double*) const;
 
 namespace {
-const bool registered = models().add(
+const bool registered_mlp_model = models().add(
     {"mlp",
      "A fully connected network with ReLU hidden layers and a softmax output.",
      {keys::integers("hidden", "Widths of the hidden layers.")

@@ -127,7 +127,7 @@ std::vector<Shard> split_label_sorted(Spec&, const Dataset& train, std::size_t n
   return split_evenly(order, nodes);
 }
 
-const bool registered =
+const bool registered_partition =
     partitions().add({"iid", "A uniformly random split into nearly equal shards.", {}, {}}, split_iid) &&
     partitions().add({"label_sorted",
                       "Samples sorted by label (or target), then cut into consecutive nearly equal shards.",

@@ -76,7 +76,7 @@ template BlockSums SoftmaxModel::block<double>(const double*, const RowMatrix<do
                                                std::span<const std::size_t>, double*) const;
 
 namespace {
-const bool registered = models().add(
+const bool registered_softmax_model = models().add(
     {"softmax", "Multinomial logistic regression over the K classes.", {}, {"convex", "needs_class_labels"}},
     [](Spec& spec, const Dataset& train, const std::string&) {
       return std::make_unique<SoftmaxModel>(train.dimension(), train.classes, spec.number("l2"));

@@ -7,7 +7,7 @@
 namespace sgdsim::learning {
 namespace {
 
-Problem load(Spec& data, std::uint64_t seed, const std::string&) {
+Problem load_synthetic(Spec& data, std::uint64_t seed, const std::string&) {
   SyntheticSpec spec;
   spec.kind = data.string("kind") == "linear" ? SyntheticKind::linear : SyntheticKind::logistic;
   spec.samples = static_cast<std::size_t>(data.integer("samples"));
@@ -21,7 +21,7 @@ Problem load(Spec& data, std::uint64_t seed, const std::string&) {
   return make_synthetic(spec, seed);
 }
 
-const bool registered = datasets().add(
+const bool registered_synthetic_dataset = datasets().add(
     {"synthetic",
      "A generated problem: features x ~ N(0, I), truth w* ~ N(0, I/d); linear targets x·w* + noise·e or "
      "logistic labels [x·w* + noise·e > 0].",
@@ -32,7 +32,7 @@ const bool registered = datasets().add(
       keys::number("noise", "Standard deviation of the noise e.").fallback_to(0.1).at_least(0),
       keys::integer("test_samples", "Test samples.").fallback_to(1000).between(0, 10'000'000)},
      {"suboptimality_by_default"}},
-    load);
+    load_synthetic);
 
 }  // namespace
 }  // namespace sgdsim::learning

@@ -56,7 +56,7 @@ std::unique_ptr<Model> build(Spec& spec, const TorchRequest& r, const std::strin
 
 const char* const engine_note = " Runs in libtorch (a build with -DSGDSIM_TORCH=ON; docs/learning.md).";
 
-const bool registered =
+const bool registered_torch_kinds =
     models().add(
         {"lenet5",
          std::string("LeNet-5 (LeCun et al. 1998): conv 6@5x5 - pool - conv 16@5x5 - pool - fc 120 - "

@@ -198,7 +198,7 @@ void Adpsgd::snapshot(std::int64_t step, double time) {
 }
 
 namespace {
-const bool registered = protocols().add(
+const bool registered_adpsgd = protocols().add(
     {"adpsgd",
      "AD-PSGD (Lian et al. 2018, \"Asynchronous Decentralized Parallel Stochastic Gradient Descent\"): no "
      "rounds; each node repeatedly takes a gradient at its possibly stale model, averages it with one "

@@ -112,7 +112,7 @@ void Beer::run(std::size_t i, protocols::Port& port) {
 }
 
 namespace {
-const bool registered = protocols().add(
+const bool registered_beer = protocols().add(
     {"beer",
      "BEER (Zhao et al. 2022): gradient tracking with compressed messages. Every node sends C(x_i − h_i) and "
      "C(v_i − g_i), updates to public copies h_i and g_i of its model and tracker that its neighbours hold, "

@@ -56,7 +56,7 @@ std::vector<keys::Key> choco_keys() {
   return keys;
 }
 
-const bool registered = protocols().add(
+const bool registered_choco = protocols().add(
     {"choco",
      "CHOCO-SGD (Koloskova et al. 2019): compressed gossip of model differences against public copies x̂.",
      choco_keys(),

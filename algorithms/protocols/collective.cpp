@@ -202,7 +202,7 @@ class ParameterServer final : public Collective {
   std::vector<float> decoded_;
 };
 
-const bool registered =
+const bool registered_collective =
     collectives().add(
         {"allgather",
          "Every worker sends its encoded vector to every other (routed, contended) and averages "

@@ -215,7 +215,7 @@ std::vector<keys::Key> data_parallel_keys() {
   return keys;
 }
 
-const bool registered = protocols().add(
+const bool registered_data_parallel = protocols().add(
     {"data_parallel",
      "Data-parallel SGD with compressed gradients (the QSGD / NUQSGD setting): every worker's decoded "
      "gradient "

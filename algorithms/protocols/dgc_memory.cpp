@@ -63,7 +63,7 @@ class DgcMemory final : public Memory {
   std::vector<std::vector<float>> velocity_, accumulated_;
 };
 
-const bool registered = memories().add(
+const bool registered_dgc_memory = memories().add(
     {"dgc",
      "Deep Gradient Compression's local side: local gradient clipping, momentum correction (u ← m·u + g, "
      "v ← v + u, v is compressed) and momentum factor masking; use with a protocol step without momentum.",

@@ -97,7 +97,7 @@ std::vector<keys::Key> diloco_keys() {
   return keys;
 }
 
-const bool registered = protocols().add(
+const bool registered_diloco = protocols().add(
     {"diloco",
      "DiLoCo (Douillard et al. 2023): every worker takes local_steps inner steps with its own optimizer, "
      "then "

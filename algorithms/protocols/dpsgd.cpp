@@ -94,7 +94,7 @@ void Dpsgd::combine(std::size_t i) {
 }
 
 namespace {
-const bool registered = protocols().add(
+const bool registered_dpsgd = protocols().add(
     {"dpsgd",
      "D-PSGD with exact fp32 messages: every node averages its neighbours' models with the mixing weights "
      "and takes a local SGD step, in the order `order` says.",

@@ -96,7 +96,7 @@ void Dsgt::combine(std::size_t i) {
 }
 
 namespace {
-const bool registered = protocols().add(
+const bool registered_dsgt = protocols().add(
     {"dsgt",
      "Gradient tracking (DSGT, Pu and Nedić 2020, \"Distributed stochastic gradient tracking methods\"): "
      "every "

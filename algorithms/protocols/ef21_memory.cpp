@@ -50,7 +50,7 @@ class Ef21 final : public Memory {
   std::vector<std::vector<float>> estimate_;    // each replica's g = mean gᵢ
 };
 
-const bool registered = memories().add(
+const bool registered_ef21_memory = memories().add(
     {"ef21",
      "EF21 (Richtárik et al. 2021): worker i keeps gᵢ and sends C(∇fᵢ − gᵢ); every replica keeps g = mean gᵢ "
      "and steps with g. For data_parallel.",

@@ -54,7 +54,7 @@ class HierarchicalAllreduce final : public Collective {
   std::size_t devices_;  // per host
 };
 
-const bool registered = collectives().add(
+const bool registered_hierarchical_allreduce = collectives().add(
     {"hierarchical_allreduce",
      "Two-level all-reduce for clusters (Horovod's hierarchical all-reduce, NCCL across multi-GPU hosts): a "
      "ring reduce-scatter among the devices of each host, a ring all-reduce of each device's shard among the "

@@ -35,7 +35,7 @@ class ErrorFeedback final : public Memory {
   std::vector<std::vector<float>> error_;
 };
 
-const bool registered =
+const bool registered_memory =
     memories().add({"none", "Nothing is carried over: each vector is compressed as it is.", {}, {}},
                    [](Spec&, std::size_t, std::size_t) { return std::make_unique<NoMemory>(); }) &&
     memories().add({"error_feedback",

@@ -212,7 +212,7 @@ std::vector<keys::Key> onebit_adam_keys() {
               .fallback_to({{"kind", "ring_allreduce"}})};
 }
 
-const bool registered = protocols().add(
+const bool registered_onebit_adam = protocols().add(
     {"onebit_adam",
      "1-bit Adam (Tang et al. 2021): data-parallel Adam with fp32 gradients for warmup_steps, then the "
      "variance frozen and the momentum averaged by an error-compensated 1-bit all-reduce in two stages "

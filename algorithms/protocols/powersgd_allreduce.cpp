@@ -223,7 +223,7 @@ std::vector<keys::Key> powersgd_keys() {
               .fallback_to({{"kind", "ring_allreduce"}})};
 }
 
-const bool registered = protocols().add(
+const bool registered_powersgd_allreduce = protocols().add(
     {"powersgd",
      "PowerSGD as published (Vogels et al. 2019): per weight matrix, the workers all-reduce P = M Q with a "
      "shared warm-started Q, orthonormalise it, all-reduce Q = Mᵀ P̂ and step along P̂ Qᵀ, with error "

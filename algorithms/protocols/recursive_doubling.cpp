@@ -80,7 +80,7 @@ class RecursiveDoubling final : public Collective {
   std::size_t power_ = 1, extra_ = 0;
 };
 
-const bool registered = collectives().add(
+const bool registered_recursive_doubling = collectives().add(
     {"recursive_doubling",
      "Recursive-doubling all-reduce (as in MPI libraries): log2(p) exchanges of the whole fp32 vector with "
      "partners at distance 1, 2, 4, … in rank, p the largest power of two ≤ n; the n − p extra nodes first "

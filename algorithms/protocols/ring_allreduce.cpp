@@ -71,7 +71,7 @@ std::vector<std::size_t> ring_order(Spec& spec, const CollectiveSetup& setup) {
   return cycle;
 }
 
-const bool registered = collectives().add(
+const bool registered_ring_allreduce = collectives().add(
     {"ring_allreduce",
      "Ring all-reduce (reduce-scatter, then all-gather; as in NCCL and Horovod): 2(n − 1) messages per node, "
      "each one of n near-equal chunks of the vector, sent to the next node of the ring over the routed "

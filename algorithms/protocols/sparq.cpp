@@ -73,7 +73,7 @@ std::vector<keys::Key> sparq_keys() {
   return keys;
 }
 
-const bool registered = protocols().add(
+const bool registered_sparq = protocols().add(
     {"sparq",
      "SPARQ-SGD (Singh et al.): local steps, then compressed gossip only when the event trigger fires.",
      sparq_keys(),

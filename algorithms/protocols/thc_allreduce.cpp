@@ -183,7 +183,7 @@ class ThcAllreduce final : public Collective {
   PriceId mixing_ = 0;
 };
 
-const bool registered = collectives().add(
+const bool registered_thc_allreduce = collectives().add(
     {"thc",
      "THC (Li et al., NSDI 2024), uniform: the workers agree on the largest norm (n − 1 messages of 4 bytes "
      "around the ring), rotate with a randomized Hadamard transform of a shared seed, quantize to b-bit "

@@ -44,7 +44,7 @@ json thc_collective(const json& algorithm, const std::string& origin) {
   return spelled;
 }
 
-const bool registered = add_spelling([](const json& given, const std::string& origin) -> std::optional<json> {
+const bool registered_thc_spelling = add_spelling([](const json& given, const std::string& origin) -> std::optional<json> {
   if (kind_of(given) != "data_parallel" || !given.is_object() || !given.contains("compressor") ||
       kind_of(given["compressor"]) != "thc")
     return std::nullopt;

@@ -28,7 +28,7 @@ keys::Registry<TriggerFactory>& triggers() {
 }
 
 namespace {
-const bool registered =
+const bool registered_trigger =
     triggers().add({"constant", "c_t = c0.", {}, {}},
                    [](Spec& spec) { return Trigger(Trigger::Schedule::constant, spec.number("c0")); }) &&
     triggers().add({"poly",

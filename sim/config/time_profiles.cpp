@@ -52,7 +52,7 @@ void check_period(Spec& spec, const Profile& profile) {
               "must exceed the last step's time (" + std::to_string(profile.steps.back().first) + " s)");
 }
 
-const bool registered =
+const bool registered_time_profiles =
     profile_registry().add(
         {"steps",
          "Steps [[time s, factor], ...]: from each time on, the factor; repeated every `period` (a periodic, "
