@@ -46,16 +46,49 @@ PriceId PriceTable::add(Price price) {
 
 PriceId PriceTable::gradient(const learning::Model& model, const nlohmann::json& description,
                              std::size_t batch_size) {
-  const double flops_per_sample = model.flops_per_sample();
+  return gradient(nlohmann::json{
+      {"model", description}, {"batch_size", batch_size}, {"flops_per_sample", model.flops_per_sample()}});
+}
+
+PriceId PriceTable::gradient(nlohmann::json subject) {
+  const double flops_per_sample = subject.at("flops_per_sample").get<double>();
+  const auto batch_size = subject.at("batch_size").get<std::size_t>();
   Price price;
   price.work = Work::gradient;
   price.unit = Unit::passes;
-  price.subject = {
-      {"model", description}, {"batch_size", batch_size}, {"flops_per_sample", flops_per_sample}};
+  price.subject = std::move(subject);
   price.basis = Basis::flops;
   price.rate = flops_per_sample * static_cast<double>(batch_size);
   price.source = "the model's flop count (flops_per_sample × batch_size) at the host's speed";
   return add(std::move(price));
+}
+
+PriceId PriceTable::again(const PriceKey& recorded, const std::string& where) {
+  nlohmann::json subject;
+  try {
+    subject = nlohmann::json::parse(recorded.subject);
+    switch (recorded.unit) {
+      case Unit::passes:
+        if (recorded.work == Work::gradient && subject.is_object() && subject.contains("model") &&
+            subject.contains("batch_size") && subject["batch_size"].is_number_unsigned() &&
+            subject.contains("flops_per_sample") && subject["flops_per_sample"].is_number())
+          return gradient(std::move(subject));
+        break;
+      case Unit::coordinates:
+        if ((recorded.work == Work::encode || recorded.work == Work::decode) && subject.is_object())
+          return codec(recorded.work, subject, where);
+        break;
+      case Unit::floats:
+        if (subject == nlohmann::json::object()) return floats(recorded.work);
+        break;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where + ": the price " + recorded.subject + " cannot be read: " + e.what());
+  }
+  throw InputError(where + ": the price " + recorded.subject + " (" +
+                   std::string(work_names[static_cast<std::size_t>(recorded.work)]) + ", " +
+                   std::string(unit_name(recorded.unit)) +
+                   ") is not one this sgdsim writes; record the run again");
 }
 
 namespace {

@@ -80,9 +80,13 @@ class PriceTable {
   // The price of a float read or written by vector arithmetic charged as `work` (mixing, update, or encode:
   // the memory's arithmetic).
   PriceId floats(Work work);
-  // An entry priced elsewhere (a re-timer's recorded entries, a test); the same work, unit and subject as an
-  // existing entry gives that entry's id.
+  // An entry priced elsewhere (a test); the same work, unit and subject as an existing entry gives that
+  // entry's id.
   PriceId add(Price price);
+  // A recorded run's entry priced under these settings, from its subject alone (a gradient's subject carries
+  // its flop count, so no model is built): what `retime` prices a schedule with. Throws InputError naming
+  // `where` when a codec configuration has no price, or when the subject is not one this table wrote.
+  PriceId again(const PriceKey& recorded, const std::string& where);
 
   // Seconds of `charge` on a host of nominal speed `host_speed` (flop/s); 0 when its work is not charged.
   double seconds(const Charge& charge, double host_speed) const;
@@ -101,6 +105,9 @@ class PriceTable {
   nlohmann::json codec_prices() const;
 
  private:
+  // A gradient's price from its subject {"model", "batch_size", "flops_per_sample"}.
+  PriceId gradient(nlohmann::json subject);
+
   Costs costs_;
   std::vector<Price> prices_;
   std::map<std::string, PriceId> ids_;  // work, unit and subject (as JSON text) -> id

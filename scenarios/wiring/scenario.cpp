@@ -160,25 +160,26 @@ Scenario::Scenario(const nlohmann::json& written, const std::string& origin, con
   observer_options_ = std::move(measured.options);
   eval.finish();
   root.finish();
-  warn_about_settings(origin);
+  warnings_ = settings_warnings(resolved_, origin);
 }
 
-// Settings that run but depart from a paper: a warning on stderr now, naming the file, and in summary.json's
-// `warnings` without it (the text depends on the settings only, so a re-timed run's is the live run's).
-void Scenario::warn_about_settings(const std::string& origin) {
-  const nlohmann::json& algorithm = resolved_["algorithm"];
+// The text depends on the settings only, so a re-timed run's warnings are the live run's.
+std::vector<std::string> settings_warnings(const nlohmann::json& resolved, const std::string& origin) {
+  std::vector<std::string> warnings;
+  const nlohmann::json& algorithm = resolved.at("algorithm");
   if (algorithm.contains("compressor") && algorithm["compressor"].is_object()) {
     const std::string kind = algorithm["compressor"].value("kind", "");
     const keys::Kind* compressor = compression::compressors().find(kind);
     const bool feedback = algorithm.contains("memory") && algorithm["memory"].is_object() &&
                           algorithm["memory"].value("kind", "") == "error_feedback";
     if (compressor && compressor->has("wants_error_feedback") && !feedback)
-      warnings_.push_back("$.algorithm.memory: compressor \"" + kind +
-                          "\" is biased and its paper runs it with error feedback; without memory "
-                          "\"error_feedback\" this run departs from the paper");
+      warnings.push_back("$.algorithm.memory: compressor \"" + kind +
+                         "\" is biased and its paper runs it with error feedback; without memory "
+                         "\"error_feedback\" this run departs from the paper");
   }
-  for (const std::string& warning : warnings_)
+  for (const std::string& warning : warnings)
     std::fprintf(stderr, "sgdsim: warning: %s: %s\n", origin.c_str(), warning.c_str());
+  return warnings;
 }
 
 bool Scenario::time_dependent() const {
@@ -186,11 +187,15 @@ bool Scenario::time_dependent() const {
 }
 
 std::string Scenario::why_time_dependent() const {
-  for (const keys::Kind* kind : keys::chosen_kinds(protocols::protocols(), resolved_["algorithm"]))
+  return scenarios::why_time_dependent(resolved_["algorithm"], network_);
+}
+
+std::string why_time_dependent(const nlohmann::json& algorithm, const sim::NetworkOptions& network) {
+  for (const keys::Kind* kind : keys::chosen_kinds(protocols::protocols(), algorithm))
     if (kind->family->knows("time_dependent") && kind->has("time_dependent"))
       return "the " + kind->family->name() + " \"" + kind->name +
              "\" declares that what its nodes compute depends on simulated time";
-  if (network_.dynamics.receive_timeout > 0)
+  if (network.dynamics.receive_timeout > 0)
     return "network.receive_timeout > 0: receives give up after a simulated time, so what a node receives "
            "depends on the timing";
   return "";

@@ -35,6 +35,13 @@ struct BuildOptions {
   bool stand_in_model = false;
 };
 
+// Why a run of the resolved `algorithm` on `network` cannot be re-timed (what its nodes compute depends on
+// simulated time: a kind it chooses declares "time_dependent", or receives may time out); empty when it can.
+std::string why_time_dependent(const nlohmann::json& algorithm, const sim::NetworkOptions& network);
+// Settings of the resolved scenario that run but depart from a paper (summary.json's `warnings`), each also
+// printed on stderr naming `origin`.
+std::vector<std::string> settings_warnings(const nlohmann::json& resolved, const std::string& origin);
+
 class Scenario {
  public:
   // `origin` names the document in error messages (usually its file); relative paths inside it resolve
@@ -91,7 +98,6 @@ class Scenario {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  void warn_about_settings(const std::string& origin);
   std::vector<std::string> warnings_;  // printed when made; summary.json's `warnings`
   nlohmann::json resolved_;
   std::string name_;

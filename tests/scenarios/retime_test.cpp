@@ -193,6 +193,37 @@ TEST_CASE("retime: a libtorch model") {
   check_retime("lenet5", scenario, {"network.link.bandwidth=5Mbps", "compute.host_speed=20Gf"});
 }
 
+TEST_CASE("retime: reads neither the data set nor the model, so the data file may be gone") {
+  // Re-timing prices the recorded work from the schedule alone; a run whose data file was removed after
+  // recording is re-timed exactly as the live run under the new settings.
+  const fs::path data = temporary_folder("retime-data") / "data.svm";
+  {
+    std::ofstream out(data);
+    for (int i = 0; i < 48; ++i) {
+      out << i % 3;
+      for (int j = 0; j < 6; ++j)
+        out << ' ' << j + 1 << ':' << ((i * 7 + j * 3) % 11) / 10.0 + (i % 3 == j % 3);
+      out << '\n';
+    }
+  }
+  json scenario = small({{"kind", "ring"}, {"nodes", 4}}, {{"kind", "dpsgd"}, {"steps", 8}, {"lr", 0.05}});
+  scenario["data"] = {{"dataset", "libsvm"}, {"path", data.string()}, {"batch_size", 4}};
+  const Run recorded = run_scenario(scenario, "nodata-recorded", "--record");
+  REQUIRE(recorded.exit_code == 0);
+  const Run live = run_scenario(scenario, "nodata-live", "--set network.link.bandwidth=1Mbps");
+  REQUIRE(live.exit_code == 0);
+  fs::remove(data);
+  const fs::path retimed = recorded.directory.parent_path() / "retimed";
+  const auto result = run_command(std::string(SGDSIM_BINARY) + " retime -q " + recorded.directory.string() +
+                                  " -o " + retimed.string() + " --set network.link.bandwidth=1Mbps");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  CHECK(read_text(retimed / "trace.csv") == live.trace_text);
+  CHECK(without_wall_clock(json::parse(read_text(retimed / "summary.json"))) ==
+        without_wall_clock(live.summary));
+  CHECK(live.trace_text != recorded.trace_text);
+}
+
 TEST_CASE("retime: randomly drawn timing settings") {
   std::mt19937 draw(Catch::rngSeed());
   const json scenario =
