@@ -19,6 +19,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string>& run_output_files() {
   static const std::vector<std::string> files = {"resolved.json", "trace.csv", "links.csv", "timeline.json",
                                                  "summary.json", observation::schedule_file_name,
+                                                 // sgdsim retime's
+                                                 "retimed.json",
                                                  // sgdsim emulate's
                                                  "comparison.csv", "validation.json", "comparison.png",
                                                  "comparison.gp", "comparison.dat"};

@@ -224,6 +224,22 @@ TEST_CASE("retime: reads neither the data set nor the model, so the data file ma
   CHECK(live.trace_text != recorded.trace_text);
 }
 
+TEST_CASE("retime --force replaces an earlier re-timed folder") {
+  const json scenario = small(ring6, {{"kind", "dpsgd"}, {"steps", 4}, {"lr", 0.05}});
+  const Run recorded = run_scenario(scenario, "force-recorded", "--record");
+  REQUIRE(recorded.exit_code == 0);
+  const fs::path retimed = recorded.directory.parent_path() / "retimed";
+  const std::string retime =
+      std::string(SGDSIM_BINARY) + " retime -q " + recorded.directory.string() + " -o " + retimed.string();
+  REQUIRE(run_command(retime + " --set network.link.bandwidth=1Mbps").exit_code == 0);
+  const std::string slow = read_text(retimed / "trace.csv");
+  const auto again = run_command(retime + " --set network.link.bandwidth=1Gbps --force");
+  INFO(again.output);
+  REQUIRE(again.exit_code == 0);
+  CHECK(read_text(retimed / "trace.csv") != slow);
+  CHECK(json::parse(read_text(retimed / "retimed.json"))["set"] == json{"network.link.bandwidth=1Gbps"});
+}
+
 TEST_CASE("retime: randomly drawn timing settings") {
   std::mt19937 draw(Catch::rngSeed());
   const json scenario =
