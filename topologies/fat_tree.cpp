@@ -63,7 +63,7 @@ Topology fat_tree(Spec& spec, std::uint64_t, const std::string&) {
   return build_topology("fat_tree", n, list, {}, std::move(routers));
 }
 
-const bool registered = topologies().add(
+const bool registered_fat_tree = topologies().add(
     {"fat_tree",
      "A fat tree of switches (the extended generalized fat tree of SimGrid's fat-tree zone): hosts are the "
      "leaves (the nodes), a switch of level l has down[l] children and every node below it up[l] parents; "
