@@ -67,12 +67,13 @@ json onebit_adam_protocol(const json& algorithm, const std::string& origin) {
   }
   return protocol;
 }
-const bool registered_onebit_adam_spelling = add_spelling([](const json& given, const std::string& origin) -> std::optional<json> {
-  if (kind_of(given) != "data_parallel" || !given.is_object() || !given.contains("optimizer") ||
-      kind_of(given["optimizer"]) != "onebit_adam")
-    return std::nullopt;
-  return onebit_adam_protocol(given, origin);
-});
+const bool registered_onebit_adam_spelling =
+    add_spelling([](const json& given, const std::string& origin) -> std::optional<json> {
+      if (kind_of(given) != "data_parallel" || !given.is_object() || !given.contains("optimizer") ||
+          kind_of(given["optimizer"]) != "onebit_adam")
+        return std::nullopt;
+      return onebit_adam_protocol(given, origin);
+    });
 
 }  // namespace
 }  // namespace sgdsim::protocols

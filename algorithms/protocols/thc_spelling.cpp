@@ -44,14 +44,15 @@ json thc_collective(const json& algorithm, const std::string& origin) {
   return spelled;
 }
 
-const bool registered_thc_spelling = add_spelling([](const json& given, const std::string& origin) -> std::optional<json> {
-  if (kind_of(given) != "data_parallel" || !given.is_object() || !given.contains("compressor") ||
-      kind_of(given["compressor"]) != "thc")
-    return std::nullopt;
-  // 1-bit Adam's spelling refuses any compressor, naming it (onebit_adam_spelling.cpp).
-  if (given.contains("optimizer") && kind_of(given["optimizer"]) == "onebit_adam") return std::nullopt;
-  return thc_collective(given, origin);
-});
+const bool registered_thc_spelling =
+    add_spelling([](const json& given, const std::string& origin) -> std::optional<json> {
+      if (kind_of(given) != "data_parallel" || !given.is_object() || !given.contains("compressor") ||
+          kind_of(given["compressor"]) != "thc")
+        return std::nullopt;
+      // 1-bit Adam's spelling refuses any compressor, naming it (onebit_adam_spelling.cpp).
+      if (given.contains("optimizer") && kind_of(given["optimizer"]) == "onebit_adam") return std::nullopt;
+      return thc_collective(given, origin);
+    });
 
 }  // namespace
 }  // namespace sgdsim::protocols
