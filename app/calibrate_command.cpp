@@ -10,6 +10,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/spec.hpp"
+#include "emulation/fabric.hpp"
 #include "sim/config/device_profile.hpp"
 
 namespace sgdsim::app {
@@ -63,7 +64,7 @@ void add_calibrate_command(CLI::App& root) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1001}))
       ->capture_default_str();
   command->add_option("--qdisc", network->qdisc, "With --network: the shaping qdisc")
-      ->check(CLI::IsMember({"tbf", "htb"}))
+      ->check(CLI::IsMember(emulation::qdisc_kinds))
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Write the profile to this file (default: stdout)");
   command->add_option("--dimension", options->calibration.dimension, "Coordinates per codec measurement")

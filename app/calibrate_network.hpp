@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "emulation/fabric.hpp"
+
 namespace sgdsim::app {
 
 struct NetworkCalibrateOptions {
@@ -13,7 +15,7 @@ struct NetworkCalibrateOptions {
                                  "256000", "1000000", "4000000", "10000000"};
   std::vector<std::string> rates{"10Mbps", "100Mbps", "1Gbps"};
   std::size_t repeats = 5;
-  std::string qdisc = "tbf";
+  std::string qdisc = emulation::qdisc_kinds.front();
 };
 
 void calibrate_network(const NetworkCalibrateOptions& options);

@@ -9,6 +9,7 @@
 
 #include "analysis/plot_gnuplot.hpp"
 #include "app/commands.hpp"
+#include "emulation/fabric.hpp"
 #include "emulation/interrupt.hpp"
 #include "scenarios/wiring/emulate.hpp"
 
@@ -64,8 +65,9 @@ void add_emulate_command(CLI::App& root) {
       ->take_all();
   cmd->add_flag("--no-compute", *no_compute,
                 "Leave the charged work out on both sides (a communication-only comparison)");
-  cmd->add_option("--qdisc", options->qdisc, "The shaping qdisc: tbf or htb")
-      ->check(CLI::IsMember({"tbf", "htb"}))
+  cmd->add_option("--qdisc", options->qdisc,
+                  "The shaping: htb-ack (ACKs before bulk data, as fq_codel), tbf or htb (one FIFO each)")
+      ->check(CLI::IsMember(emulation::qdisc_kinds))
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Replace an existing output directory");
   cmd->add_flag("-q,--quiet", *quiet, "Print nothing on success");

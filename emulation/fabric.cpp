@@ -68,8 +68,8 @@ bool on_path(const std::string& program) {
 FabricPlan::FabricPlan(std::string prefix, std::size_t nodes, std::vector<PlannedLink> links,
                        FabricOptions options)
     : prefix_(std::move(prefix)), nodes_(nodes), links_(std::move(links)), options_(std::move(options)) {
-  if (options_.qdisc != "tbf" && options_.qdisc != "htb")
-    throw InputError("--qdisc " + options_.qdisc + ": expected tbf or htb");
+  if (std::find(qdisc_kinds.begin(), qdisc_kinds.end(), options_.qdisc) == qdisc_kinds.end())
+    throw InputError("--qdisc " + options_.qdisc + ": expected htb-ack, tbf or htb");
   if (links_.size() >= (std::size_t{1} << 22)) throw InputError("too many links to emulate");
 }
 
@@ -149,11 +149,28 @@ std::vector<std::vector<std::string>> FabricPlan::setup() const {
         commands.push_back({"tc", "-n", e.netns, "qdisc", "add", "dev", e.interface, "root", "tbf", "rate",
                             rate, "burst", std::to_string(tbf_burst_bytes(links_[k].bandwidth)), "latency",
                             "200ms"});
-      } else {
+      } else if (options_.qdisc == "htb") {
         commands.push_back({"tc", "-n", e.netns, "qdisc", "add", "dev", e.interface, "root", "handle",
                             "1:", "htb", "default", "1"});
         commands.push_back({"tc", "-n", e.netns, "class", "add", "dev", e.interface, "parent",
                             "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate});
+      } else {
+        // htb-ack: the link's rate in 1:1, shared by small TCP segments (1:10, served first) and the rest
+        // (1:20, the default); the filter matches TCP over IPv4 without options and under 256 bytes.
+        commands.push_back({"tc", "-n", e.netns, "qdisc", "add", "dev", e.interface, "root", "handle",
+                            "1:", "htb", "default", "20"});
+        commands.push_back({"tc", "-n", e.netns, "class", "add", "dev", e.interface, "parent",
+                            "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate});
+        commands.push_back({"tc", "-n", e.netns, "class", "add", "dev", e.interface, "parent", "1:1",
+                            "classid", "1:10", "htb", "rate", tc_rate(links_[k].bandwidth / 50), "ceil", rate,
+                            "prio", "0"});
+        commands.push_back({"tc", "-n", e.netns, "class", "add", "dev", e.interface, "parent", "1:1",
+                            "classid", "1:20", "htb", "rate", rate, "ceil", rate, "prio", "1"});
+        commands.push_back({"tc",     "-n",   e.netns,    "filter", "add",   "dev",   e.interface,
+                            "parent", "1:",   "protocol", "ip",     "prio",  "1",     "u32",
+                            "match",  "ip",   "protocol", "6",      "0xff",  "match", "u8",
+                            "0x05",   "0x0f", "at",       "0",      "match", "u16",   "0x0000",
+                            "0xff00", "at",   "2",        "flowid", "1:10"});
       }
       commands.push_back({"ip", "-n", e.netns, "link", "set", e.interface, "up"});
     }

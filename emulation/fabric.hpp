@@ -17,8 +17,17 @@ struct PlannedLink {
   double bandwidth = 0;
 };
 
+// How a link end's egress is shaped to the link's rate:
+// * "htb-ack" (the default): an htb class at the rate in which small TCP segments (IP packets under 256
+//   bytes: ACKs, SYNs) leave before bulk data, as Linux's default fq_codel serves sparse flows first. With
+//   one FIFO, the ACKs of a link's reverse flow wait behind up to its whole queue of data, and both
+//   directions of a link in use at once (D-PSGD) ran 10–40 % below the rate (docs/validation.md).
+// * "tbf": a token bucket (a millisecond of burst) with one FIFO of 200 ms.
+// * "htb": one htb class at the rate, one FIFO.
+inline const std::vector<std::string> qdisc_kinds = {"htb-ack", "tbf", "htb"};
+
 struct FabricOptions {
-  std::string qdisc = "tbf";  // "tbf" or "htb"
+  std::string qdisc = qdisc_kinds.front();
 };
 
 // Where a link's end lives: its namespace, interface and address.

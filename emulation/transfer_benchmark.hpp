@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "emulation/fabric.hpp"
 #include "emulation/interrupt.hpp"
 #include "emulation/network_fit.hpp"
 #include "observation/schedule.hpp"
@@ -18,7 +19,7 @@ struct BenchmarkOptions {
   std::vector<double> sizes;  // bytes
   std::vector<double> rates;  // bytes per second
   std::size_t repeats = 5;    // round trips per size; the median is kept (after one unmeasured warm-up)
-  std::string qdisc = "tbf";
+  std::string qdisc = qdisc_kinds.front();
   std::FILE* progress = nullptr;
 };
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emulation/comparison.hpp"
+#include "emulation/fabric.hpp"
 
 namespace sgdsim::scenarios {
 
@@ -17,7 +18,7 @@ struct EmulateOptions {
   std::string output;
   std::vector<std::string> overrides;  // timing-only keys for the prediction, e.g. network.model=tcp
   bool compute = true;                 // replay the charged work as waits (else both sides leave it out)
-  std::string qdisc = "tbf";           // tbf or htb
+  std::string qdisc = emulation::qdisc_kinds.front();  // emulation/fabric.hpp
   bool force = false;
   // Adds the figure to the output folder (the app layer draws it) before the folder is published.
   std::function<void(const std::filesystem::path& folder, const std::vector<emulation::Interval>&)> draw;

@@ -2,6 +2,7 @@
 // one /30 per link, every command run inside a namespace the plan makes, the shaping at the link's rate.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "common/error.hpp"
@@ -19,7 +20,7 @@ TEST_CASE("rates and buckets are spelled for tc") {
 }
 
 TEST_CASE("a ring's plan: a veth pair per link, addresses of one /30, everything inside its namespaces") {
-  const FabricPlan plan("sgdsim-42-", 3, {{0, 1, 1.25e6}, {1, 2, 1.25e6}, {0, 2, 12.5e6}}, {});
+  const FabricPlan plan("sgdsim-42-", 3, {{0, 1, 1.25e6}, {1, 2, 1.25e6}, {0, 2, 12.5e6}}, {"tbf"});
   CHECK(plan.netns(2) == "sgdsim-42-2");
   CHECK(plan.end(0, 0).address == "10.0.0.1");
   CHECK(plan.end(0, 1).address == "10.0.0.2");
@@ -68,8 +69,39 @@ TEST_CASE("htb shapes with a class at the link's rate") {
   CHECK(classes == 2);
 }
 
+TEST_CASE("by default (htb-ack) small TCP segments leave before bulk data, both in the link's rate") {
+  const FabricPlan plan("p-", 2, {{0, 1, 12.5e6}}, {});
+  CHECK(plan.options().qdisc == "htb-ack");
+  std::size_t roots = 0, classes = 0, filters = 0;
+  for (const auto& command : plan.setup()) {
+    if (command[0] != "tc") continue;
+    const auto has = [&](const std::string& word) {
+      return std::find(command.begin(), command.end(), word) != command.end();
+    };
+    if (command[3] == "qdisc") {
+      ++roots;
+      CHECK(has("htb"));
+      CHECK(command.back() == "20");  // unmatched packets go to the bulk class
+    }
+    if (command[3] == "class") {
+      ++classes;
+      CHECK(has("100000000bit"));                     // every class may use the whole rate, none more
+      if (has("1:10")) CHECK(command.back() == "0");  // the small segments' class is served first
+      if (has("1:20")) CHECK(command.back() == "1");
+    }
+    if (command[3] == "filter") {
+      ++filters;
+      CHECK(has("u32"));
+      CHECK(command.back() == "1:10");
+    }
+  }
+  CHECK(roots == 2);  // both ends of the link
+  CHECK(classes == 6);
+  CHECK(filters == 2);
+}
+
 TEST_CASE("a switch's plan: a bridge in its own namespace, one shaped veth per NIC, one subnet") {
-  const FabricPlan plan = FabricPlan::switched("sgdsim-42-", {1.25e6, 12.5e6, 1.25e6}, {});
+  const FabricPlan plan = FabricPlan::switched("sgdsim-42-", {1.25e6, 12.5e6, 1.25e6}, {"tbf"});
   CHECK(plan.is_switched());
   CHECK(plan.netns(3) == "sgdsim-42-sw");
   CHECK(plan.address_for(0, 2) == "10.128.0.3");

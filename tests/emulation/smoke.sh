@@ -38,7 +38,7 @@ v = json.load(open(sys.argv[1] + "/validation.json"))
 for key in ("median_relative_error", "p90_relative_error", "steps", "nodes", "kernel", "qdisc"):
     assert key in v, key
 assert v["nodes"] == 2 and v["steps"] == 4, v
-assert "tbf" in v["qdisc"]["example"], v["qdisc"]
+assert v["qdisc"]["kind"] == "htb-ack" and "htb" in v["qdisc"]["example"], v["qdisc"]
 rows = list(csv.DictReader(open(sys.argv[1] + "/comparison.csv")))
 assert len(rows) == 8, len(rows)  # 2 nodes x 4 steps
 # 4 steps of 2 x 31 KB (a 7850-float model) over 100 Mbps: each step waits milliseconds, measured and simulated
