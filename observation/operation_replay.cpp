@@ -13,7 +13,7 @@ void replay_operations(const OperationLog& log, protocols::Port& port, bool char
         break;
       case Operation::send:
         // Only the size travels: the network charges time for it, and nobody reads the bytes.
-        port.send(op.peer, protocols::Bytes(op.bytes));
+        port.send_size(op.peer, op.bytes);
         break;
       case Operation::silence:
         port.send_silence(op.peer);

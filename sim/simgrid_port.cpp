@@ -74,11 +74,21 @@ void SimPort::check_peer(std::size_t peer, const char* operation) const {
 }
 
 void SimPort::send(std::size_t to, Bytes bytes) {
+  const std::uint64_t payload = bytes.size();
+  put(to, std::move(bytes), payload);
+}
+
+// A replayed message: its size is all SimGrid needs, so no buffer is made (an empty one travels).
+void SimPort::send_size(std::size_t to, std::size_t payload) {
+  put(to, {}, payload);
+}
+
+void SimPort::put(std::size_t to, Bytes bytes, std::uint64_t payload) {
   check_peer(to, "send");
   settle();
   Channel& channel = network_->channel(self_, to);
-  const std::uint64_t size = network_->wire_size(bytes.size());
-  counters_.payload_bytes += bytes.size();
+  const std::uint64_t size = network_->wire_size(payload);
+  counters_.payload_bytes += payload;
   counters_.wire_bytes += size;
   counters_.messages += 1;
   const std::uint64_t seq = channel.sent++;

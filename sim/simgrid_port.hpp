@@ -145,6 +145,7 @@ class SimPort : public Port, public protocols::Requester {
   SimPort(Network& network, std::size_t self) : network_(&network), self_(self) {}
   std::size_t self() const final { return self_; }
   void send(std::size_t to, Bytes bytes) final;
+  void send_size(std::size_t to, std::size_t payload) final;
   void send_silence(std::size_t to) final;
   Received receive_or_miss(std::size_t from) final;
   std::vector<std::size_t> wait_sends() final;
@@ -172,6 +173,8 @@ class SimPort : public Port, public protocols::Requester {
 
  private:
   void check_peer(std::size_t peer, const char* operation) const;
+  // send(): `bytes` (empty for send_size) count as `payload` bytes.
+  void put(std::size_t to, Bytes bytes, std::uint64_t payload);
   double nominal_speed() const;
   // Tells the channel's receiver that an item (message or silence) is there (see Channel).
   void announce(Channel& channel);

@@ -63,6 +63,9 @@ class Port {
   // simulated size is bytes.size() plus the network's headers. Completes in the background; wait_sends()
   // awaits all pending sends.
   virtual void send(std::size_t to, Bytes bytes) = 0;
+  // The same for a message of `payload` bytes that nobody reads (a recorded run's replay): only its size
+  // matters. By default a zero-filled message of that size; a simulated network needs no buffer.
+  virtual void send_size(std::size_t to, std::size_t payload) { send(to, Bytes(payload)); }
   // Tells `to` "no message this round" at zero cost and zero bits: an oracle, the idealisation of protocols
   // whose analysis assumes silent nodes are known by fiat.
   virtual void send_silence(std::size_t to) = 0;
