@@ -2,12 +2,15 @@
 
 #include <map>
 
+#include "algorithms/learning/file_bytes.hpp"
 #include "common/error.hpp"
 #include "scenarios/wiring/scenario.hpp"
 
 namespace sgdsim::analysis {
 
 std::vector<InvalidPoint> validate_points(const Sweep& sweep, const std::vector<const SweepPoint*>& points) {
+  // The settings of a sweep mostly share their data files: decompress each once (nearly all of a check).
+  learning::FileBytesCache data_files;
   std::vector<InvalidPoint> settings;        // every setting in enumeration order; message empty when valid
   std::map<std::string, std::size_t> index;  // overrides (without the seed) -> position in `settings`
   for (const SweepPoint* point : points) {

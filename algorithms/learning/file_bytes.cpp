@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <stdexcept>
 
 #include "common/error.hpp"
 #include "common/regular_file.hpp"
@@ -17,10 +19,51 @@ namespace {
 // Deflate cannot expand data by more than about 1032:1, so a regular file of n bytes cannot decompress to
 // more.
 constexpr std::uint64_t max_deflate_ratio = 1032;
+
+thread_local FileBytesCache* active_file_cache = nullptr;
+
+// What identifies a read for FileBytesCache; empty when the file cannot be looked at (the read then reports
+// why).
+std::string file_cache_key(const std::string& path, std::uint64_t max_bytes, const ExpectedSize& expected) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return {};
+  const auto time = std::filesystem::last_write_time(path, error);
+  if (error) return {};
+  return path + '\n' + std::to_string(size) + '\n' + std::to_string(time.time_since_epoch().count()) + '\n' +
+         std::to_string(max_bytes) + '\n' + std::to_string(expected.prefix) + '\n' +
+         (expected.total ? "sized" : "whole");
+}
+
+std::vector<unsigned char> read_uncached(const std::string& path, std::uint64_t max_bytes,
+                                         const ExpectedSize& expected);
 }  // namespace
+
+FileBytesCache::FileBytesCache() {
+  if (active_file_cache) throw std::logic_error("a FileBytesCache is already active on this thread");
+  active_file_cache = this;
+}
+
+FileBytesCache::~FileBytesCache() {
+  active_file_cache = nullptr;
+}
 
 std::vector<unsigned char> read_file_bytes(const std::string& path, std::uint64_t max_bytes,
                                            const ExpectedSize& expected) {
+  FileBytesCache* cache = active_file_cache;
+  const std::string key = cache ? file_cache_key(path, max_bytes, expected) : std::string();
+  if (key.empty()) return read_uncached(path, max_bytes, expected);
+  if (const auto it = cache->files_.find(key); it != cache->files_.end()) return it->second;
+  std::vector<unsigned char> bytes = read_uncached(path, max_bytes, expected);
+  ++cache->reads_;
+  cache->files_.emplace(key, bytes);
+  return bytes;
+}
+
+namespace {
+
+std::vector<unsigned char> read_uncached(const std::string& path, std::uint64_t max_bytes,
+                                         const ExpectedSize& expected) {
   std::uint64_t file_size = 0;
   const int fd = open_regular_file(path, std::min(max_bytes, std::uint64_t{1} << 50), file_size);
   errno = 0;
@@ -72,4 +115,5 @@ std::vector<unsigned char> read_file_bytes(const std::string& path, std::uint64_
   return bytes;
 }
 
+}  // namespace
 }  // namespace sgdsim::learning

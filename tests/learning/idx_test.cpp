@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "algorithms/learning/fashion_mnist.hpp"
+#include "algorithms/learning/file_bytes.hpp"
 #include "algorithms/learning/idx.hpp"
 #include "algorithms/learning/problem.hpp"
 #include "common/error.hpp"
@@ -99,6 +100,37 @@ TEST_CASE("uncompressed IDX files are accepted in place of the .gz ones") {
   write_plain(dir.file("t10k-labels-idx1-ubyte"), idx_bytes({2}, {3, 3}));
   const Problem p = load(R"({"dataset": "fashion-mnist", "path": ")" + dir.path().string() + R"("})");
   CHECK(p.test.labels == std::vector<std::int32_t>{3, 3});
+}
+
+TEST_CASE("a FileBytesCache reads each data file once while alive, and a changed file again") {
+  TempDir dir;
+  write_fashion(dir);
+  const std::string data = R"({"dataset": "fashion-mnist", "path": ")" + dir.path().string() + R"("})";
+  {
+    FileBytesCache cache;
+    CHECK_THROWS_AS(FileBytesCache(), std::logic_error);  // one at a time
+    const Problem first = load(data);
+    CHECK(cache.reads() == 4);
+    const Problem again = load(data);
+    CHECK(cache.reads() == 4);
+    CHECK(again.train.pixels == first.train.pixels);
+    CHECK(again.test.labels == first.test.labels);
+    // A rewritten file (its time moved on) is read again.
+    write_gzip(dir.file("t10k-labels-idx1-ubyte.gz"), idx_bytes({2}, {5, 6}));
+    std::filesystem::last_write_time(
+        dir.file("t10k-labels-idx1-ubyte.gz"),
+        std::filesystem::last_write_time(dir.file("t10k-labels-idx1-ubyte.gz")) + std::chrono::seconds(2));
+    const Problem changed = load(data);
+    CHECK(cache.reads() == 5);
+    CHECK(changed.test.labels == std::vector<std::int32_t>{5, 6});
+    // A file that does not parse is an error each time.
+    write_plain(dir.file("train-labels-idx1-ubyte.gz"), "not gzip, not IDX");
+    CHECK_THROWS_AS(load(data), InputError);
+    CHECK_THROWS_AS(load(data), InputError);
+  }
+  // Without a cache every load reads the files.
+  write_fashion(dir);
+  CHECK(load(data).test.labels == std::vector<std::int32_t>{1, 2});
 }
 
 TEST_CASE("broken Fashion-MNIST files are InputErrors naming the file and the problem") {
