@@ -2,26 +2,34 @@
 # Regenerate one bundled study (its sweeps, figures and tables) with one command:
 #
 #   scenarios/studies/run.sh STUDY OUTDIR [JOBS]      JOBS: default 2
-#   STUDY: nuqsgd | sparq | bandwidth | dynamics | all          the second edition (docs/results.md)
+#   scenarios/studies/run.sh --tables STUDY OUTDIR    only the tables, from the sweeps already in OUTDIR
+#   STUDY: nuqsgd | sparq | bandwidth | dynamics | all          docs/results.md, docs/studies/
 #          baselines                                            issue 32's methods beside their nearest ones
 #          trigger                                              SPARQ's trigger isolated (third edition, study 2.1)
-#          first-nuqsgd | first-sparq                           the first edition (its appendix)
+#          first-nuqsgd | first-sparq                           the first edition (docs/studies/first-edition.md)
 #
 # Sweeps go to OUTDIR/<sweep name>/ (resumable: rerun the same command after an interruption), figures to
-# OUTDIR/figures/*.png (each with its .gp script and .dat data), tables to OUTDIR/tables/*.md. docs/results.md
-# shows copies of these figures and tables. The simulator is $SGDSIM (default: build/sgdsim of this repository);
-# the plots need gnuplot. The second edition's figures and tables all come from sgdsim itself (plot, targets,
-# table); the first edition's paired-difference and best-of-family tables from analyze.py (python3, standard
-# library only).
+# OUTDIR/figures/*.png (each with its .gp script and .dat data), tables to OUTDIR/tables/*.md. The pages under
+# docs/studies/ show copies of these figures and tables; `tables.py fill OUTDIR/tables PAGE` puts the tables
+# in, `tables.py check` verifies them. With --tables nothing runs and nothing is drawn: the tables are made
+# again from the sweep folders already in OUTDIR (e.g. a study's bundled outputs). The simulator is $SGDSIM
+# (default: build/sgdsim of this repository); the plots need gnuplot. The figures and tables come from sgdsim
+# itself (plot, targets, table); the first edition's paired-difference and best-of-family tables from
+# analyze.py (python3, standard library only).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 sgdsim=${SGDSIM:-$root/build/sgdsim}
-analyze="env SGDSIM=$sgdsim python3 $here/analyze.py"
 
+tables_only=0
+if [[ ${1:-} == --tables ]]; then
+  tables_only=1
+  shift
+  [[ $# -eq 2 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
+fi
 if [[ $# -lt 2 || $# -gt 3 ]]; then
-  sed -n '2,13p' "$0" >&2
+  sed -n '2,18p' "$0" >&2
   exit 2
 fi
 study=$1
@@ -35,6 +43,10 @@ tables=$out/tables
 sweep() { # STUDY FILE: run (or resume) one sweep into OUTDIR/STUDY-<file name without .sweep.json>
   local file=$2 name
   name=$1-$(basename "$file" .sweep.json)
+  if ((tables_only)); then
+    [[ -f $out/$name/index.csv ]] || { echo "run.sh: --tables: no sweep folder $out/$name" >&2; exit 2; }
+    return
+  fi
   echo "== sweep $name" >&2
   local start=$SECONDS
   "$sgdsim" sweep "$file" -o "$out/$name" -j "$jobs"
@@ -50,31 +62,37 @@ shrink() { # FIG: re-render a figure of sgdsim plot at a smaller size when it ex
 }
 
 plot() { # FIG ARGS...: sgdsim plot into FIG
+  ((tables_only)) && return
   local fig=$1
   shift
   "$sgdsim" plot "$@" -o "$fig"
   shrink "$fig"
 }
 
+analyze() { # COMMAND ARGS...: analyze.py's figures (curve) and tables
+  [[ $1 == curve ]] && ((tables_only)) && return
+  env SGDSIM="$sgdsim" python3 "$here/analyze.py" "$@"
+}
+
 run_first_nuqsgd() {
   local s=$here/first-edition/nuqsgd w4=$out/nuqsgd-workers4 w8=$out/nuqsgd-workers8
   sweep nuqsgd "$s/workers4.sweep.json"
   sweep nuqsgd "$s/workers8.sweep.json"
-  $analyze curve "$w4" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
+  analyze curve "$w4" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
     --title "Compression error along training, 4 workers, bucket 8192" -o "$figs/nuqsgd-w4-b8192-error.png"
-  $analyze curve "$w4" --y compression_error --only 'b512' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
+  analyze curve "$w4" --y compression_error --only 'b512' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
     --title "Compression error along training, 4 workers, bucket 512" -o "$figs/nuqsgd-w4-b512-error.png"
-  $analyze curve "$w8" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
+  analyze curve "$w8" --y compression_error --only 'b8192' --log-y --ylabel "mean |Q(g)-g|^2/|g|^2" \
     --title "Compression error along training, 8 workers, bucket 8192" -o "$figs/nuqsgd-w8-b8192-error.png"
   # 13 series: analyze.py tells series 9+ apart by dashes (sgdsim plot's colours repeat after 8).
-  $analyze curve "$w4" --y train_loss --x step --ylabel "training loss" \
+  analyze curve "$w4" --y train_loss --x step --ylabel "training loss" \
     --title "Training loss, 4 workers (MLP, Fashion-MNIST)" -o "$figs/nuqsgd-w4-loss-step.png"
   plot "$figs/nuqsgd-w8-loss-step.png" "$w8" --x step --title "Training loss, 8 workers (MLP, Fashion-MNIST)"
-  $analyze curve "$w4" --y train_loss --x bits --ylabel "training loss" \
+  analyze curve "$w4" --y train_loss --x bits --ylabel "training loss" \
     --title "Training loss vs bits, 4 workers" -o "$figs/nuqsgd-w4-loss-bits.png"
   plot "$figs/nuqsgd-w8-loss-bits.png" "$w8" --x bits --title "Training loss vs bits, 8 workers"
-  $analyze final "$w4" "$w8" --dimension 101770 --reference fp32 -o "$tables/nuqsgd-final.md"
-  $analyze target "$w4" "$w8" --target 0.7 --target 0.6 -o "$tables/nuqsgd-target.md"
+  analyze final "$w4" "$w8" --dimension 101770 --reference fp32 -o "$tables/nuqsgd-final.md"
+  analyze target "$w4" "$w8" --target 0.7 --target 0.6 -o "$tables/nuqsgd-target.md"
 }
 
 run_first_sparq() {
@@ -82,27 +100,27 @@ run_first_sparq() {
   for model in softmax mlp; do
     for topo in ring8 ring16 torus4x4; do
       sweep sparq "$s/$model-$topo.sweep.json"
-      $analyze curve "$d-$model-$topo" --y train_loss --x bits --ylabel "training loss of the average model" \
+      analyze curve "$d-$model-$topo" --y train_loss --x bits --ylabel "training loss of the average model" \
         --title "$model, $topo: training loss vs bits" -o "$figs/sparq-$model-$topo-loss-bits.png"
     done
-    $analyze curve "$d-$model-ring16" --y train_loss --x step --ylabel "training loss of the average model" \
+    analyze curve "$d-$model-ring16" --y train_loss --x step --ylabel "training loss of the average model" \
       --title "$model, ring16: training loss vs steps" -o "$figs/sparq-$model-ring16-loss-step.png"
-    $analyze curve "$d-$model-ring16" --y test_accuracy --x bits --ylabel "test accuracy of the average model" \
+    analyze curve "$d-$model-ring16" --y test_accuracy --x bits --ylabel "test accuracy of the average model" \
       --title "$model, ring16: test accuracy vs bits" -o "$figs/sparq-$model-ring16-accuracy-bits.png"
     dim=7850 && [[ $model == mlp ]] && dim=25450
-    $analyze final "$d-$model-ring8" "$d-$model-ring16" "$d-$model-torus4x4" --reference dpsgd --dimension $dim \
+    analyze final "$d-$model-ring8" "$d-$model-ring16" "$d-$model-torus4x4" --reference dpsgd --dimension $dim \
       -o "$tables/sparq-$model-final.md"
   done
-  $analyze target "$d"-softmax-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-softmax-target.md"
-  $analyze target "$d"-mlp-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-mlp-target.md"
+  analyze target "$d"-softmax-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-softmax-target.md"
+  analyze target "$d"-mlp-{ring8,ring16,torus4x4} --target 0.9 --target 0.75 -o "$tables/sparq-mlp-target.md"
   for model in softmax mlp; do
-    $analyze best "$d-$model"-{ring8,ring16,torus4x4} --target 1.0 --target 0.9 --target 0.75 --family dpsgd --family choco \
+    analyze best "$d-$model"-{ring8,ring16,torus4x4} --target 1.0 --target 0.9 --target 0.75 --family dpsgd --family choco \
       --family sparq --ratio choco sparq --ratio dpsgd choco -o "$tables/sparq-$model-best.md"
   done
   sweep sparq "$s/softmax-ring16-iid.sweep.json"
   plot "$figs/sparq-softmax-ring16-iid-loss-step.png" "$d-softmax-ring16-iid" --x step \
     --title "softmax, ring16, iid data: training loss vs steps"
-  $analyze final "$d-softmax-ring16-iid" --reference dpsgd --dimension 7850 -o "$tables/sparq-softmax-iid-final.md"
+  analyze final "$d-softmax-ring16-iid" --reference dpsgd --dimension 7850 -o "$tables/sparq-softmax-iid-final.md"
 }
 
 table() { # FILE ARGS...: sgdsim table into FILE
@@ -184,19 +202,24 @@ run_bandwidth() {
 }
 
 run_dynamics() {
-  local s=$here/dynamics d=$out/dynamics-ring16 condition
+  local s=$here/dynamics d=$out/dynamics-ring16 split condition goals
   sweep dynamics "$s/ring16.sweep.json"
-  for condition in none slow-node flapping; do
-    plot "$figs/dynamics-$condition.png" "$d" --where point=$condition --x time --y loss \
-      --title "16-node ring, condition $condition: training loss vs simulated time"
+  for split in iid dirichlet0.1; do
+    for condition in none slow-node flapping; do
+      plot "$figs/dynamics-$split-$condition.png" "$d" --where "data.partition=$split" --where point=$condition \
+        --x time --y loss --title "16-node ring, $split shards, condition $condition: training loss vs simulated time"
+    done
+    # Label skew slows every method: its targets are looser.
+    if [[ $split == iid ]]; then goals=(--target 0.7 --target 0.6); else goals=(--target 1.0 --target 0.8); fi
+    targets "$tables/dynamics-$split-targets.md" "$d" --where "data.partition=$split" "${goals[@]}"
+    table "$tables/dynamics-$split-final.md" "$d" --where "data.partition=$split" --column loss --column accuracy \
+      --column time --column messages_lost
   done
-  targets "$tables/dynamics-targets.md" "$d" --target 0.7 --target 0.6
-  table "$tables/dynamics-final.md" "$d" --column loss --column time --column bits --column messages_lost
-  # The flapping link with late messages kept (network.late_messages "keep").
+  # The flapping link with late messages kept (network.late_messages "keep"), iid shards.
   local k=$out/dynamics-ring16-keep
   sweep dynamics "$s/ring16-keep.sweep.json"
   targets "$tables/dynamics-keep-targets.md" "$k" --target 0.6
-  table "$tables/dynamics-keep-final.md" "$k" --column loss --column messages_lost
+  table "$tables/dynamics-keep-final.md" "$k" --column loss --column accuracy --column messages_lost
 }
 
 run_baselines() {
