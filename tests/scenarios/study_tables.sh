@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The tables of docs/studies/dynamics.md are what the study's bundled outputs give: `run.sh --tables dynamics`
+# makes them again from scenarios/studies/dynamics/outputs/ with this build's sgdsim, and `tables.py check`
+# compares them with the page. A page with one cell changed must then fail the check.
+#
+#   tests/scenarios/study_tables.sh path/to/sgdsim
+set -euo pipefail
+sgdsim=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+page=$root/docs/studies/dynamics.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for sweep in "$root"/scenarios/studies/dynamics/outputs/*/; do
+  ln -s "$sweep" "$tmp/$(basename "$sweep")"
+done
+SGDSIM=$sgdsim "$root/scenarios/studies/run.sh" --tables dynamics "$tmp"
+python3 "$root/scenarios/studies/tables.py" check "$tmp/tables" "$page"
+
+# The first data row of the first marked table (past its header and separator), with its first digit changed:
+# the check must see it.
+python3 - "$page" "$tmp/changed.md" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").readlines()
+marker = next(i for i, line in enumerate(lines) if line.startswith("<!-- table: "))
+row = [i for i in range(marker, len(lines)) if lines[i].startswith("|")][2]
+lines[row] = re.sub(r"[0-9]", lambda m: str((int(m.group(0)) + 1) % 10), lines[row], count=1)
+open(sys.argv[2], "w", encoding="utf-8").writelines(lines)
+PY
+if python3 "$root/scenarios/studies/tables.py" check "$tmp/tables" "$tmp/changed.md" 2>/dev/null; then
+  echo "study_tables.sh: a changed cell was not noticed" >&2
+  exit 1
+fi
+echo "study_tables.sh: the tables of $page agree with its bundled outputs"
