@@ -145,8 +145,19 @@ void SimPort::announce(Channel& channel) {
   }
 }
 
-bool SimPort::await_announcement(Channel& channel, double timeout) {
-  if (lossy()) return !channel.announced->acquire_timeout(timeout);  // one release per item
+bool SimPort::await_announcement(Channel& channel, double timeout, bool settles) {
+  if (lossy()) {
+    if (!channel.announced->acquire_timeout(timeout)) return true;  // one release per item
+    // Timed out. A sender that resumed at the very time of the deadline, before this receiver did, may have
+    // announced the item meanwhile: it was not refused (the item was not settled yet), so its release waits
+    // in the semaphore, its marker in the channel and its comm in the mailbox. A receive that settles the
+    // item takes that release: the item counts as announced in time, and the receive takes it as any other (a
+    // message still in transit is then missing and its sender learns it was lost). Left there, they would be
+    // the next receive's, one item off: a silence for a message, or an "unknown message".
+    if (!settles || channel.sent <= channel.received) return false;
+    channel.announced->acquire();  // returns at once
+    return true;
+  }
   // One release per wait: a receive whose item is already announced makes no simcall.
   while (channel.is_message.empty()) {
     channel.receiver_waits = true;
@@ -222,7 +233,7 @@ Received SimPort::receive_or_miss(std::size_t from) {
   const auto delivered = [&channel] { channel.misses = channel.suspected_receives = 0; };
   waiting_ = {"receive from", from};
   if (!channel.kept) {
-    if (!await_announcement(channel, remaining())) return late();
+    if (!await_announcement(channel, remaining(), !keep)) return late();
     const bool is_message = channel.is_message.front();
     channel.is_message.pop_front();
     if (!is_message) {

@@ -180,8 +180,9 @@ class SimPort : public Port, public protocols::Requester {
   void announce(Channel& channel);
   // True when the failure detector tells this receive not to wait for `from` (see FailureDetector).
   bool gives_up_at_once(Channel& channel, std::size_t from);
-  // Waits until the channel's next item is announced; false when the receive's time ran out first.
-  bool await_announcement(Channel& channel, double timeout);
+  // Waits until the channel's next item is announced; false when the receive's time ran out first. With
+  // `settles` (the receive settles the item whatever happens), an item announced at the deadline counts.
+  bool await_announcement(Channel& channel, double timeout, bool settles);
   Counters counters_;
   std::vector<simgrid::s4u::CommPtr> pending_;
   std::vector<std::size_t> pending_to_;  // the destination of each pending send (failures)

@@ -129,6 +129,38 @@ TEST_CASE("while nothing fails, receives that could time out get the same items 
   CHECK(lossy == reliable);
 }
 
+TEST_CASE("an item sent at the very time its receive gives up keeps the channel in step") {
+  // Receiver r's first receive from s gives up at 0.5 s; s's own receive from r gives up at the same time,
+  // and s then sends a silence (item 0) and two messages (items 1 and 2). Whichever of the two resumes first,
+  // r's later receives must get items 1 and 2: item 0 was settled by the first receive (taken, as announced
+  // by its deadline, or refused). Pair 0 < 1 and pair 3 > 2 cover both orders of waking.
+  auto path = path_topology(4, test_link);
+  sim::NetworkOptions options;
+  options.dynamics.receive_timeout = 0.5;
+  using Status = protocols::Received::Status;
+  const auto out =
+      timed_run(path, options, [](std::size_t node, protocols::Port& port, std::vector<double>& v) {
+        const bool receiver = node == 0 || node == 3;
+        const std::size_t peer = node == 0 ? 1 : node == 1 ? 0 : node == 2 ? 3 : 2;
+        if (!receiver) {
+          port.receive_or_miss(peer);  // nothing comes: gives up at 0.5 s
+          port.send_silence(peer);
+          port.send(peer, protocols::Bytes{7});
+          port.send(peer, protocols::Bytes{8});
+          port.wait_sends();
+          return;
+        }
+        const protocols::Received first = port.receive_or_miss(peer);
+        const protocols::Received second = port.receive_or_miss(peer);
+        const protocols::Received third = port.receive_or_miss(peer);
+        const bool settled = first.status != Status::message;
+        v[node] =
+            settled && second.bytes == protocols::Bytes{7} && third.bytes == protocols::Bytes{8} ? 1 : 0;
+      });
+  CHECK(out[0] == 1);
+  CHECK(out[3] == 1);
+}
+
 TEST_CASE("counters count payload and wire bytes and messages but not silences") {
   auto path = path_topology(2, test_link);
   sim::NetworkOptions options;
