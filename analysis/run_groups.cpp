@@ -15,6 +15,15 @@ std::string shorten(const std::string& text) {
   return text.size() <= 48 ? text : text.substr(0, 45) + "...";
 }
 
+// Gives each group its legend in `full` where the short legend it has would name another group too (two
+// legends that differ only past the cut): different series never share a name.
+void keep_legends_apart(std::vector<RunGroup>& groups, const std::vector<std::string>& full) {
+  std::map<std::string, std::set<std::string>> meanings;  // short legend -> the full legends it stands for
+  for (std::size_t g = 0; g < groups.size(); ++g) meanings[groups[g].legend].insert(full[g]);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (meanings[groups[g].legend].size() > 1) groups[g].legend = full[g];
+}
+
 // The resolved scenario without its seed: lone runs that differ only there are seeds of one setting.
 json without_seed(const json& resolved) {
   json copy = resolved;
@@ -22,7 +31,7 @@ json without_seed(const json& resolved) {
   return copy;
 }
 
-// One legend per run when runs of several folders are shown together (series_groups).
+// One legend per run when runs of several folders are shown together (series_groups), before shortening.
 std::vector<std::string> mixed_legends(const std::vector<RunData>& runs,
                                        const std::set<std::string>& excluded) {
   std::set<std::string> sweeps;
@@ -56,7 +65,7 @@ std::vector<std::string> mixed_legends(const std::vector<RunData>& runs,
       else if (sweeps.size() > 1)
         legend = sweep + ": " + legend;
     }
-    legends.push_back(shorten(legend));
+    legends.push_back(legend);
   }
   return legends;
 }
@@ -145,6 +154,7 @@ std::vector<std::string> grouping_keys(const std::vector<RunData>& runs, const s
 
 std::vector<RunGroup> group_runs(const std::vector<RunData>& runs, const std::vector<std::string>& keys) {
   std::vector<RunGroup> groups;
+  std::vector<std::string> full;  // each group's legend with no value shortened
   std::map<std::vector<std::string>, std::size_t> position;
   for (const auto& run : runs) {
     std::vector<std::string> values;
@@ -152,17 +162,23 @@ std::vector<RunGroup> group_runs(const std::vector<RunData>& runs, const std::ve
     auto [it, fresh] = position.emplace(values, groups.size());
     if (fresh) {
       RunGroup group;
+      std::string whole;
       if (keys.size() == 1) {
-        group.legend = shorten(values[0].empty() ? "(none)" : values[0]);
+        whole = values[0].empty() ? "(none)" : values[0];
+        group.legend = shorten(whole);
       } else {
         for (std::size_t k = 0; k < keys.size(); ++k) {
-          group.legend += (k ? ", " : "") + last_segment(keys[k]) + "=" + shorten(values[k]);
+          const std::string prefix = (k ? ", " : "") + last_segment(keys[k]) + "=";
+          group.legend += prefix + shorten(values[k]);
+          whole += prefix + values[k];
         }
       }
       groups.push_back(group);
+      full.push_back(whole);
     }
     groups[it->second].runs.push_back(&run);
   }
+  keep_legends_apart(groups, full);
   if (keys.empty() && !groups.empty()) {
     groups[0].legend = runs.size() == 1 ? runs[0].name : "mean of " + std::to_string(runs.size()) + " runs";
   }
@@ -183,12 +199,18 @@ std::vector<RunGroup> series_groups(const std::vector<RunData>& runs, const std:
   // scenario), and grouping by everything that varies among them names series by dozens of keys.
   const std::vector<std::string> legends = mixed_legends(runs, excluded);
   std::vector<RunGroup> groups;
-  std::map<std::string, std::size_t> position;
+  std::vector<std::string> full;
+  std::map<std::string, std::size_t>
+      position;  // by the whole legend: series that differ past the cut stay apart
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto [it, fresh] = position.emplace(legends[i], groups.size());
-    if (fresh) groups.push_back({legends[i], {}});
+    if (fresh) {
+      groups.push_back({shorten(legends[i]), {}});
+      full.push_back(legends[i]);
+    }
     groups[it->second].runs.push_back(&runs[i]);
   }
+  keep_legends_apart(groups, full);
   return groups;
 }
 

@@ -331,6 +331,23 @@ TEST_CASE("a sweep shown beside single runs: series named by the sweep's axes an
   CHECK(legends(series_groups(runs, {}, {"seed"})) ==
         std::vector<std::string>{"study: dpsgd x1", "study: choco x1", "ring16-sparq x2",
                                  "other: kind=dpsgd, bandwidth=10Mbps x1"});
+  {
+    // Series whose names agree up to the 45 characters a long name is cut to stay apart, named in full.
+    std::vector<RunData> long_named = runs;
+    for (RunData& run : long_named)
+      if (run.source == "results/study") run.source = "results/a-sweep-folder-whose-name-takes-45-characters";
+    CHECK(legends(series_groups(long_named, {}, {"seed"})) ==
+          std::vector<std::string>{"a-sweep-folder-whose-name-takes-45-characters: dpsgd x1",
+                                   "a-sweep-folder-whose-name-takes-45-characters: choco x1",
+                                   "ring16-sparq x2", "other: kind=dpsgd, bandwidth=10Mbps x1"});
+    // The same when grouping by a parameter whose values agree that far; a long value alone is still cut.
+    long_named[0].parameters["algorithm.kind"] = std::string(50, 'x') + "1";
+    long_named[1].parameters["algorithm.kind"] = std::string(50, 'x') + "2";
+    long_named[4].parameters["algorithm.kind"] = std::string(50, 'y');
+    CHECK(legends(series_groups(long_named, {"algorithm.kind"}, {"seed"})) ==
+          std::vector<std::string>{std::string(50, 'x') + "1 x1", std::string(50, 'x') + "2 x1", "sparq x2",
+                                   std::string(45, 'y') + "... x1"});
+  }
   // An excluded axis (the bandwidth of a bandwidth figure) does not split or name a series.
   CHECK(legends(series_groups(runs, {}, {"seed", "network.link.bandwidth"})).back() == "other: dpsgd x1");
   // Grouping asked for is kept, and one sweep alone groups by what varies as before.
