@@ -84,6 +84,19 @@ TEST_CASE("point ids depend on overrides and seed only, not on the order of enum
   CHECK(expand(sweep_from(study))[5].id == original[5].id);
 }
 
+TEST_CASE("points whose slugs read alike still get different ids") {
+  // The readable part of an id keeps letters (lowercased), digits and dots and turns anything else into '-':
+  // 1e+300 and 1e-300, or A and a, read alike there. The hash of the point's overrides tells them apart.
+  const auto points = expand(sweep_from(R"({
+    "name": "s", "base": {"algorithm": {"kind": "dpsgd"}},
+    "grid": {"algorithm.trigger.c0": [1e+300, 1e-300], "data.name": ["A", "a"]}, "seeds": [1]
+  })"));
+  REQUIRE(points.size() == 4);
+  CHECK(ids_of(points).size() == 4);
+  const auto readable = [](const SweepPoint& p) { return p.id.substr(0, p.id.rfind('-')); };
+  for (const auto& p : points) CHECK(readable(p) == "c0-1e-300-name-a-s1");
+}
+
 TEST_CASE("point scenarios apply overrides by dotted path, whole objects before their refinements") {
   const Sweep sweep = sweep_from(R"({
     "base": {"algorithm": {"kind": "dpsgd", "lr": 0.1, "steps": 10}},
