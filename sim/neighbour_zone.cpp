@@ -25,7 +25,8 @@ class NeighbourZone : public routing::NetZoneImpl {
 
   void connect(routing::NetPoint* a, routing::NetPoint* b, simgrid::s4u::Link* forward,
                simgrid::s4u::Link* backward);
-  void route_by_destination(const std::vector<routing::NetPoint*>& destinations);
+  void route_by_destination(const std::vector<routing::NetPoint*>& destinations,
+                            const std::vector<std::uint32_t>& numbers);
 
  protected:
   void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
@@ -49,16 +50,17 @@ class NeighbourZone : public routing::NetZoneImpl {
   std::vector<std::uint32_t> vertex_of_point_;            // NetPoint id -> vertex, or none
   std::vector<std::vector<Arc>> arcs_;                    // out-arcs per vertex, in declaration order
   std::vector<std::vector<std::uint32_t>> predecessors_;  // per source vertex, filled on first multi-hop use
-  // Routing by destination: each destination vertex's number k (none: not a destination), and per
+  // Routing by destination: each destination vertex's number (none: not a destination), and per
   // destination vertex the hops from every vertex to it, filled on first use.
   std::vector<std::uint32_t> destination_;
   std::vector<std::vector<std::uint32_t>> distances_;
 };
 
-void NeighbourZone::route_by_destination(const std::vector<routing::NetPoint*>& destinations) {
+void NeighbourZone::route_by_destination(const std::vector<routing::NetPoint*>& destinations,
+                                         const std::vector<std::uint32_t>& numbers) {
   destination_.assign(arcs_.size(), none);
   for (std::size_t k = 0; k < destinations.size(); ++k)
-    destination_[vertex_or_throw(destinations[k])] = static_cast<std::uint32_t>(k);
+    destination_[vertex_or_throw(destinations[k])] = numbers.at(k);
 }
 
 // Breadth-first from the target: every arc costs one link.
@@ -206,11 +208,12 @@ void connect_neighbours(simgrid::s4u::NetZone* zone, routing::NetPoint* a, routi
   neighbours->connect(a, b, forward, backward);
 }
 
-void route_by_destination(simgrid::s4u::NetZone* zone, const std::vector<routing::NetPoint*>& destinations) {
+void route_by_destination(simgrid::s4u::NetZone* zone, const std::vector<routing::NetPoint*>& destinations,
+                          const std::vector<std::uint32_t>& numbers) {
   auto* neighbours = dynamic_cast<NeighbourZone*>(zone->get_impl());
   if (!neighbours)
     throw std::logic_error("route_by_destination: " + zone->get_name() + " is not a neighbour zone");
-  neighbours->route_by_destination(destinations);
+  neighbours->route_by_destination(destinations, numbers);
 }
 
 }  // namespace sgdsim::sim

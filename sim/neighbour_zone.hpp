@@ -6,6 +6,7 @@
 // only ever talks to one-hop neighbours. This zone answers one-hop routes from an adjacency list and computes
 // multi-hop routes exactly as the Dijkstra zone does (same tie rule, hence the same links and the same
 // latency sum, in the same order), caching a 4-byte predecessor array only for sources that need one.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,12 @@ void connect_neighbours(simgrid::s4u::NetZone* zone, simgrid::kernel::routing::N
 
 // Makes the zone route by destination (for fat trees): from each point on the way, among the next hops that
 // are one hop closer to the destination (in declaration order), a route to destinations[k] takes the one of
-// index q mod c, where c is how many there are and q is k divided by the counts of the earlier hops (D-mod-k
-// in mixed radix: on a fat tree the up-link of each level is picked by the digit of k that level owns).
-// Routes are still fewest-hop; only the choice among equally short ones changes. Call after every connect.
+// index q mod c, where c is how many there are and q is numbers[k] divided by the counts of the earlier hops
+// (D-mod-k in mixed radix: on a fat tree the up-link of each level is picked by the digit of the number that
+// level owns; a host's number, shared by a cluster's devices on that host). Routes are still fewest-hop; only
+// the choice among equally short ones changes. Call after every connect.
 void route_by_destination(simgrid::s4u::NetZone* zone,
-                          const std::vector<simgrid::kernel::routing::NetPoint*>& destinations);
+                          const std::vector<simgrid::kernel::routing::NetPoint*>& destinations,
+                          const std::vector<std::uint32_t>& numbers);
 
 }  // namespace sgdsim::sim

@@ -103,12 +103,16 @@ std::vector<simgrid::s4u::Host*> build_platform(const topology::Topology& topolo
     connect_neighbours(zone, points[edge.a], points[edge.b], s4u::Link::by_name(name + "_UP"),
                        s4u::Link::by_name(name + "_DOWN"));
   }
-  // Fat trees spread flows over their parallel up-links by destination (D-mod-k); other networks keep the
-  // fewest-hop route with the lowest-vertex tie rule.
+  // Fat trees spread flows over their parallel up-links by destination host (D-mod-k); other networks keep
+  // the fewest-hop route with the lowest-vertex tie rule.
   if (const keys::Kind* kind = topology::topologies().find(topology.kind);
-      kind && kind->has("destination_routing"))
-    route_by_destination(zone,
-                         {points.begin(), points.begin() + static_cast<std::ptrdiff_t>(topology.nodes)});
+      kind && kind->has("destination_routing")) {
+    std::vector<std::uint32_t> host_of(topology.nodes);
+    for (std::size_t i = 0; i < topology.nodes; ++i)
+      host_of[i] = static_cast<std::uint32_t>(i / topology.gpus_per_host);
+    route_by_destination(zone, {points.begin(), points.begin() + static_cast<std::ptrdiff_t>(topology.nodes)},
+                         host_of);
+  }
   zone->seal();
   return hosts;
 }

@@ -11,8 +11,8 @@ keys::Registry<TopologyFactory>& topologies() {
   static keys::Registry<TopologyFactory> family(
       "topology", "kind", "The graph of nodes and links (every link is split-duplex).", {}, std::nullopt, {},
       {{"destination_routing",
-        "among equally short routes, each destination's is chosen by its id (D-mod-k up-link routing, as "
-        "SimGrid's fat-tree zone): flows to different hosts spread over parallel links"}});
+        "among equally short routes, each destination's is chosen by its host's id (D-mod-k up-link routing, "
+        "as SimGrid's fat-tree zone): flows to different hosts spread over parallel links"}});
   return family;
 }
 

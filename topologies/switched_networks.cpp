@@ -2,6 +2,7 @@
 // link per host to a switch that computes nothing). Their nodes are the hosts; the switches are routers of
 // the topology (vertices after the nodes), so routes between two hosts cross both their links.
 #include "common/spec.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/graph.hpp"
 #include "topologies/topology.hpp"
 
@@ -26,9 +27,17 @@ const keys::Object& intra_link_keys() {
   return object;
 }
 
+const keys::Object& cluster_fat_tree_keys() {
+  static const keys::Object object{
+      "fat_tree",
+      "A fat tree of switches joining the hosts (as the kind fat_tree, with hosts as its level 0).",
+      fat_tree_keys()};
+  return object;
+}
+
 // Device g of host h is node h·G + g; host h's fabric is router n + h, the switch (with more than one host)
-// router n + H. Devices link to their host's fabric with the intra-host link; fabrics to the switch with
-// network.link.
+// router n + H, or the fat tree's switches routers n + H, n + H + 1, … Devices link to their host's fabric
+// with the intra-host link; fabrics to the switch, or to their leaf switches, with network.link.
 Topology cluster(Spec& spec, std::uint64_t, const std::string&) {
   const auto hosts = static_cast<std::size_t>(spec.integer("hosts"));
   const auto devices = static_cast<std::size_t>(spec.integer("gpus_per_host"));
@@ -44,7 +53,15 @@ Topology cluster(Spec& spec, std::uint64_t, const std::string&) {
   for (std::size_t h = 0; h < hosts; ++h) routers.push_back("host" + std::to_string(h));
   for (std::size_t i = 0; i < n; ++i) edges.emplace_back(i, n + i / devices);
   const std::size_t intra_edges = edges.size();
-  if (hosts > 1) {
+  if (spec.has("fat_tree")) {
+    Spec tree = spec.object("fat_tree");
+    const FatTreeShape shape = read_fat_tree(tree);
+    if (shape.bottom() != hosts)
+      tree.fail("down", "the fat tree joins " + std::to_string(shape.bottom()) + " hosts (the product of " +
+                            "\"down\"), the cluster has " + std::to_string(hosts));
+    tree.finish();
+    add_fat_tree_switches(shape, n, n + hosts, edges, routers);
+  } else if (hosts > 1) {
     routers.push_back("switch");
     for (std::size_t h = 0; h < hosts; ++h) edges.emplace_back(n + h, n + hosts);
   }
@@ -73,13 +90,20 @@ const bool registered_switched_networks =
          "computes "
          "nothing), and each host one link (network.link: its NICs together, e.g. 4 × 200 Gb/s = "
          "\"800Gbps\") "
-         "to a switch joining the hosts. A gossip protocol on it needs algorithm.graph.",
+         "to a switch joining the hosts, or to the leaf switches of a fat tree (fat_tree). A gossip protocol "
+         "on it needs algorithm.graph.",
          {keys::integer("hosts", "Number of hosts.").between(1, static_cast<double>(max_nodes)),
           keys::integer("gpus_per_host", "Devices (nodes) per host.")
               .between(1, static_cast<double>(max_nodes)),
           keys::object("intra_link", intra_link_keys(), "The link of each device to its host's fabric.")
+              .timing_only(),
+          keys::object("fat_tree", cluster_fat_tree_keys(),
+                       "Hosts on a fat tree instead of one switch: {\"down\": [m₁, …], \"up\": [w₁, …]} as "
+                       "the kind fat_tree, whose m₁⋯m_h hosts are this cluster's (consecutive hosts share a "
+                       "leaf switch; up-links chosen by destination host, D-mod-k).")
+              .computed_default("absent: one switch joins the hosts")
               .timing_only()},
-         {}},
+         {"destination_routing"}},
         cluster);
 
 }  // namespace

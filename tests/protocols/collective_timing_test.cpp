@@ -223,6 +223,24 @@ TEST_CASE("hierarchical all-reduce on a cluster takes its hand formula") {
   }
 }
 
+TEST_CASE("hierarchical all-reduce on a cluster whose hosts meet on a fat tree takes its hand formula") {
+  // 4 hosts of 2 devices, each host alone on its leaf switch, the leaves joined by one spine (down [1, 4],
+  // up [1, 1]): every route between hosts crosses four NIC-rate links (fabric, leaf, spine, leaf, fabric),
+  // so an inter-host step takes two NVLinks' and four links' latency, and otherwise as on one switch.
+  json cluster = cluster_network(4, 2, "200Gbps");
+  cluster["topology"]["fat_tree"] = {{"down", {1, 4}}, {"up", {1, 1}}};
+  const topology::Topology network = network_of(cluster);
+  const double b_nic = 200e9 / 8, H = 4, G = 2;
+  for (std::size_t bytes : {std::size_t{1} << 20, std::size_t{8} << 20}) {
+    const double S = static_cast<double>(bytes);
+    const Timed t = time_allreduce("hierarchical_allreduce", network, bytes);
+    const double intra = 2 * (G - 1) * (2 * nvlink_latency + S / G / nvlink);
+    const double inter = 2 * (H - 1) * (2 * nvlink_latency + 4 * nic_latency + S / H / b_nic);
+    INFO("S " << bytes << " simulated " << t.seconds << " formula " << intra + inter);
+    CHECK(std::abs(t.seconds / (intra + inter) - 1) < 1e-6);
+  }
+}
+
 TEST_CASE("bus bandwidth of modeled A100 systems against NCCL-tests' published figures") {
   // NCCL-tests all_reduce_perf reports busbw = (S/t)·2(n − 1)/n. Published for A100 (NVIDIA): about 230 GB/s
   // inside an 8-GPU NVSwitch host, about 91 GB/s across 2 such hosts with 4 × 200 Gb/s NICs each. The model:

@@ -46,6 +46,7 @@ TEST_CASE("the timing-only keys are exactly these") {
   collect(scenarios::scenario_keys().keys, "", seen, found);
   const std::vector<std::string> expected = {
       "network.topology[cluster].intra_link",
+      "network.topology[cluster].fat_tree",
       "network.link",
       "network.heterogeneity",
       "network.overrides",
@@ -140,6 +141,18 @@ std::vector<Knob> knobs() {
                                      {"hosts", 2},
                                      {"gpus_per_host", 2},
                                      {"intra_link", {{"bandwidth", "1Mbps"}, {"latency", "1ms"}}}};
+         s["algorithm"]["graph"] = {{"kind", "ring"}, {"nodes", 4}};
+       },
+       +1},
+      // The same logical ring over 4 hosts each alone on a leaf switch under one spine: every message crosses
+      // four of the ring's links instead of one.
+      {"network.topology[cluster].fat_tree",
+       [](json& s, const std::filesystem::path&) {
+         s["network"]["topology"] = {{"kind", "cluster"},
+                                     {"hosts", 4},
+                                     {"gpus_per_host", 1},
+                                     {"intra_link", {{"bandwidth", "10Gbps"}}},
+                                     {"fat_tree", {{"down", {1, 4}}, {"up", {1, 1}}}}};
          s["algorithm"]["graph"] = {{"kind", "ring"}, {"nodes", 4}};
        },
        +1},
