@@ -14,6 +14,7 @@
 #include "common/keys.hpp"
 #include "common/spec.hpp"
 #include "scenarios/wiring/scenario.hpp"
+#include "sim/config/device_profile.hpp"
 
 namespace sgdsim::analysis {
 namespace fs = std::filesystem;
@@ -173,6 +174,8 @@ json point_scenario(const Sweep& sweep, const SweepPoint& point, const std::stri
   for (const auto& key : keys::file_paths(scenarios::scenario_keys(), scenario)) {
     const json* value = find_dotted(scenario, key);
     if (!value || !value->is_string() || value->get<std::string>().empty()) continue;
+    // A bundled device profile's name ("a100-amp") is not a path.
+    if (key == "compute.profile" && !sim::bundled_profile_text(value->get<std::string>()).empty()) continue;
     const fs::path path = value->get<std::string>();
     if (path.is_absolute()) continue;
     const json* original = find_dotted(sweep.base, key);

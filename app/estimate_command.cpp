@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/commands.hpp"
@@ -23,19 +24,35 @@ void print_text(const nlohmann::json& e, const std::string& file) {
               units::si_text(m["on_wire_per_message"].get<double>()).c_str(),
               m["messages_per_step"].get<double>(),
               units::si_text(m["on_wire_per_step"].get<double>()).c_str());
-  std::printf("prices: %s; model math at %s\n", e["profile"].get<std::string>().c_str(),
-              units::speed_text(e["host_speed"].get<double>()).c_str());
+  // An accelerator profile prices model math by the roofline of the model's layers: a prediction, not a
+  // measurement, and said so.
+  bool roofline = false;
+  if (e["sources"].contains("gradient"))
+    for (const nlohmann::json& entry : e["sources"]["gradient"])
+      roofline = roofline || entry["basis"] == "seconds";
+  if (roofline)
+    std::printf("prices: %s; model math by its roofline, layer by layer (a prediction)\n",
+                e["profile"].get<std::string>().c_str());
+  else
+    std::printf("prices: %s; model math at %s\n", e["profile"].get<std::string>().c_str(),
+                units::speed_text(e["host_speed"].get<double>()).c_str());
   std::printf("simulated seconds per step (mean node, the first %lld steps):\n",
               static_cast<long long>(e["steps_simulated"].get<std::int64_t>()));
   const nlohmann::json& s = e["per_step"];
   for (const char* part : {"gradient", "encode", "decode", "mixing", "update", "communication", "total"})
-    std::printf("  %-14s %s\n", part,
-                units::duration_text(s[std::string(part) + "_s"].get<double>()).c_str());
+    std::printf("  %-14s %s%s\n", part,
+                units::duration_text(s[std::string(part) + "_s"].get<double>()).c_str(),
+                roofline && std::string_view(part) == "gradient" ? " (roofline prediction)" : "");
   std::printf("sources:\n");
   for (const auto& [work, entries] : e["sources"].items())
-    for (const nlohmann::json& entry : entries)
-      std::printf("  %-8s %s: %s\n", work.c_str(), entry["for"].dump().c_str(),
+    for (const nlohmann::json& entry : entries) {
+      nlohmann::json subject = entry["for"];
+      // A deep model's layers are hundreds of numbers: --json has them.
+      if (subject.is_object() && subject.contains("layers"))
+        subject["layers"] = std::to_string(subject["layers"].size()) + " layers";
+      std::printf("  %-8s %s: %s\n", work.c_str(), subject.dump().c_str(),
                   entry["source"].get<std::string>().c_str());
+    }
 }
 
 }  // namespace

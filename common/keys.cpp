@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "common/dotted_path.hpp"
+
 namespace sgdsim::keys {
 
 namespace {
@@ -326,6 +328,22 @@ const Key* find_key(const Object& root, const json& document, std::string_view d
 bool timing_only(const Object& root, const json& document, std::string_view dotted) {
   const std::vector<const Key*> chain = key_path(root, document, dotted);
   return std::any_of(chain.begin(), chain.end(), [](const Key* key) { return key && key->only_timing; });
+}
+
+bool timing_only_setting(const Object& root, const json& document, std::string_view dotted,
+                         const json& value) {
+  if (timing_only(root, document, dotted)) return true;
+  const Key* key = find_key(root, document, dotted);
+  if (!key || key->type != Type::object || !key->object || !value.is_object()) return false;
+  const json* before = find_dotted(document, std::string(dotted));
+  for (const Key& inner : key->object->keys) {
+    if (inner.only_timing) continue;
+    const json old = before && before->is_object() && before->contains(inner.name) ? before->at(inner.name)
+                                                                                   : inner.fallback;
+    const json now = value.contains(inner.name) ? value.at(inner.name) : inner.fallback;
+    if (old != now) return false;
+  }
+  return true;
 }
 
 namespace {

@@ -261,6 +261,11 @@ std::vector<const Kind*> chosen_kinds(const Family& family, const nlohmann::json
 // it, or a key that contains it, is declared timing_only(). False for a learning-affecting key and for a path
 // that declares no key.
 bool timing_only(const Object& root, const nlohmann::json& document, std::string_view dotted);
+// Whether setting the dotted path to `value` changes only simulated time: a timing-only key, or an object
+// (a whole "compute") whose keys that are not timing-only keep their values, a key left out counting as its
+// default.
+bool timing_only_setting(const Object& root, const nlohmann::json& document, std::string_view dotted,
+                         const nlohmann::json& value);
 
 // The dotted paths of every value in `document` whose key is declared a file path (keys::path), following the
 // kinds the document chooses.

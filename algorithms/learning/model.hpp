@@ -18,6 +18,17 @@ class Spec;
 
 namespace sgdsim::learning {
 
+// One layer's share of a minibatch gradient, per sample and per minibatch, in the terms a device's roofline
+// prices it by (docs/compute.md, "Accelerator profiles"): flops, and values (not bytes: the device decides
+// how wide a value is) moved between the layer and memory.
+struct LayerCost {
+  double flops = 0;          // forward + backward flops of one sample
+  double values = 0;         // activations and their gradients read and written for one sample
+  double weight_values = 0;  // per minibatch: weights read (forward and backward), their gradient written
+  double kernels = 0;        // kernel launches per minibatch (forward + backward)
+  bool operator==(const LayerCost&) const = default;
+};
+
 struct Evaluation {
   double loss = 0;      // mean loss including the l2 term
   double accuracy = 0;  // fraction correct (classification); NaN when it does not apply
@@ -38,6 +49,9 @@ class Model {
                               std::span<const std::size_t> subset = {}) const = 0;
   // Floating-point operations for forward + backward of one sample.
   virtual double flops_per_sample() const = 0;
+  // Its layers' costs in forward order, when the model knows them (the libtorch networks); empty otherwise,
+  // and a device's roofline then takes the model as one layer of flops_per_sample.
+  virtual std::vector<LayerCost> layer_costs() const { return {}; }
   // Floats per sample it keeps while computing a minibatch's gradient beyond the input features and the
   // outputs (hidden activations and their gradients), for the memory estimate (footprint.hpp).
   virtual double hidden_floats_per_sample() const { return 0; }

@@ -69,15 +69,28 @@ const bool registered_torch_kinds =
           return build(spec, r, "kind");
         }) &&
     models().add({"resnet",
-                  std::string("CIFAR-style ResNet (He et al. 2016, section 4.2) with BatchNorm and "
-                              "parameter-free shortcuts: depth 6n + 2 (20, 32, 56, ...).") +
+                  std::string("ResNet (He et al. 2016) with BatchNorm: the CIFAR form (section 4.2, "
+                              "parameter-free shortcuts, depth 6n + 2: 20, 32, 56, ...) or the ImageNet form "
+                              "(section 3.4: a 7x7 stem and four stages; depth 18, 34, or 50, 101, 152 with "
+                              "bottleneck blocks).") +
                       engine_note,
-                  {keys::integer("depth", "6n + 2 layers: 20, 32, 56, 110.").fallback_to(20).between(8, 1202),
+                  {keys::choice("variant", {"cifar", "imagenet"},
+                                "\"cifar\": three stages of 16, 32, 64 channels for small images; "
+                                "\"imagenet\": a 7x7 stem and four stages of 64 to 512 channels "
+                                "(docs/learning.md).")
+                       .computed_default("\"imagenet\" for images of at least 64x64 pixels, else \"cifar\""),
+                   keys::integer("depth",
+                                 "Layers: 6n + 2 for the cifar variant (20, 32, 56, 110); 18, 34, 50, 101 or "
+                                 "152 for the imagenet variant.")
+                       .computed_default("20 (cifar), 50 (imagenet)")
+                       .between(8, 1202),
                    batch_norm_key(), threads_key()},
                   {"needs_class_labels", "libtorch"}},
                  [](Spec& spec, const Dataset& train, const std::string&) {
                    TorchRequest r = request(spec, train, "resnet");
-                   r.depth = static_cast<int>(spec.integer("depth"));
+                   const bool large = train.image.height >= 64 && train.image.width >= 64;
+                   r.imagenet = spec.string("variant", large ? "imagenet" : "cifar") == "imagenet";
+                   r.depth = static_cast<int>(spec.integer("depth", r.imagenet ? 50 : 20));
                    r.average_batch_norm = spec.string("batch_norm") == "averaged";
                    return build(spec, r, "depth");
                  }) &&

@@ -16,6 +16,7 @@ namespace sgdsim::learning {
 struct TorchRequest {
   std::string kind;             // a model kind with the capability libtorch
   int depth = 20;               // resnet
+  bool imagenet = false;        // resnet: the ImageNet form (a 7x7 stem, four stages) instead of CIFAR's
   std::string path;             // torchscript: the module file (already resolved)
   double flops_per_sample = 0;  // torchscript: forward + backward of one sample
   int threads = 1;              // libtorch's intra-op threads
@@ -26,7 +27,7 @@ struct TorchRequest {
 };
 
 // Bumped whenever TorchRequest or the entry point change, so a stale plugin is refused, not misread.
-inline constexpr int torch_plugin_abi = 1;
+inline constexpr int torch_plugin_abi = 2;
 
 // The plugin's entry point, `extern "C"` so it is found by name: builds the model, or returns a non-zero
 // code with `error` set (2: the user's input is unusable, 1: anything else). No exception crosses it.

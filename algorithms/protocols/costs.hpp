@@ -23,6 +23,25 @@ struct CodecPrice {
   std::string source;
 };
 
+// A figure of an accelerator profile and where it came from (a datasheet, a fit, ...).
+struct Figure {
+  double value = 0;
+  std::string source;
+};
+
+// An accelerator's roofline (docs/compute.md, "Accelerator profiles"): a layer of a model takes
+// max(flops / (efficiency · peak), bytes / memory bandwidth) plus a launch per kernel; vector work and codecs
+// take their bytes over the memory bandwidth plus their launches.
+struct Roofline {
+  Figure peak;              // flop/s of model math at the profile's precision
+  Figure efficiency;        // the fraction of the peak a layer's math reaches, fitted to published throughput
+  Figure memory_bandwidth;  // bytes/s
+  Figure launch_overhead;   // seconds per kernel launch
+  Figure bytes_per_value;   // bytes of an activation or a weight in the model's math (4 fp32/TF32, 2 AMP)
+  std::string profile;      // the profile's name, for the sources
+  bool active() const { return peak.value > 0; }
+};
+
 struct Costs {
   // Which kinds of work cost simulated time. Default-constructed Costs charge the gradient only (the
   // "communication only" view).
@@ -33,6 +52,7 @@ struct Costs {
   // The scenario's overrides per compressor kind, for every configuration of that kind.
   std::map<std::string, CodecSpeed> codecs;
   std::string profile;  // the profile the configurations came from, for error messages
+  Roofline roofline;    // active for an accelerator profile: model math per layer, launches for the rest
 
   bool charges(Work work) const { return charged[static_cast<std::size_t>(work)]; }
 };

@@ -1,9 +1,12 @@
 #include "algorithms/protocols/prices.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
+#include "algorithms/compression/codec_passes.hpp"
 #include "algorithms/compression/speed_keys.hpp"
 #include "algorithms/learning/model.hpp"
+#include "algorithms/protocols/roofline.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::protocols {
@@ -28,6 +31,8 @@ std::string_view basis_name(Basis basis) {
       return "throughput";
     case Basis::bandwidth:
       return "bandwidth";
+    case Basis::seconds:
+      return "seconds";
   }
   return "?";
 }
@@ -46,8 +51,11 @@ PriceId PriceTable::add(Price price) {
 
 PriceId PriceTable::gradient(const learning::Model& model, const nlohmann::json& description,
                              std::size_t batch_size) {
-  return gradient(nlohmann::json{
-      {"model", description}, {"batch_size", batch_size}, {"flops_per_sample", model.flops_per_sample()}});
+  nlohmann::json subject{
+      {"model", description}, {"batch_size", batch_size}, {"flops_per_sample", model.flops_per_sample()}};
+  if (const std::vector<learning::LayerCost> layers = model.layer_costs(); !layers.empty())
+    subject["layers"] = layers_json(layers);
+  return gradient(std::move(subject));
 }
 
 PriceId PriceTable::gradient(nlohmann::json subject) {
@@ -56,10 +64,20 @@ PriceId PriceTable::gradient(nlohmann::json subject) {
   Price price;
   price.work = Work::gradient;
   price.unit = Unit::passes;
+  if (costs_.roofline.active()) {
+    // A model that does not describe its layers is one layer of its flops, compute-bound, launched as a
+    // linear layer is (forward, and the two halves of backward).
+    std::vector<learning::LayerCost> layers = {{flops_per_sample, 0, 0, 3}};
+    const bool known = subject.contains("layers") && layers_of(subject["layers"], layers);
+    price.basis = Basis::seconds;
+    price.rate = roofline_seconds(costs_.roofline, layers, batch_size);
+    price.source = roofline_source(costs_.roofline, layers.size(), known);
+  } else {
+    price.basis = Basis::flops;
+    price.rate = flops_per_sample * static_cast<double>(batch_size);
+    price.source = "the model's flop count (flops_per_sample × batch_size) at the host's speed";
+  }
   price.subject = std::move(subject);
-  price.basis = Basis::flops;
-  price.rate = flops_per_sample * static_cast<double>(batch_size);
-  price.source = "the model's flop count (flops_per_sample × batch_size) at the host's speed";
   return add(std::move(price));
 }
 
@@ -69,9 +87,11 @@ PriceId PriceTable::again(const PriceKey& recorded, const std::string& where) {
     subject = nlohmann::json::parse(recorded.subject);
     switch (recorded.unit) {
       case Unit::passes:
-        if (recorded.work == Work::gradient && subject.is_object() && subject.contains("model") &&
+        if (std::vector<learning::LayerCost> layers;
+            recorded.work == Work::gradient && subject.is_object() && subject.contains("model") &&
             subject.contains("batch_size") && subject["batch_size"].is_number_unsigned() &&
-            subject.contains("flops_per_sample") && subject["flops_per_sample"].is_number())
+            subject.contains("flops_per_sample") && subject["flops_per_sample"].is_number() &&
+            (!subject.contains("layers") || layers_of(subject["layers"], layers)))
           return gradient(std::move(subject));
         break;
       case Unit::coordinates:
@@ -119,6 +139,8 @@ PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const 
     rate = pick(entry->second.speed);
     source = entry->second.source;
   }
+  if (Price estimate; rate <= 0 && charges(work) && estimate_codec(work, configuration, estimate))
+    return add(std::move(estimate));
   if (rate <= 0 && charges(work)) {
     const std::string profile = costs_.profile.empty() ? "the compute profile" : costs_.profile;
     throw InputError(
@@ -138,12 +160,37 @@ PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const 
   return add(std::move(price));
 }
 
+bool PriceTable::estimate_codec(Work work, const nlohmann::json& configuration, Price& price) const {
+  if (!costs_.roofline.active() || costs_.memory_bandwidth <= 0) return false;
+  const std::optional<compression::CodecPasses> declared = compression::codec_passes(configuration);
+  if (!declared) return false;
+  const bool encode = work == Work::encode;
+  const double passes = encode ? declared->encode : declared->decode;
+  const double kernels = encode ? declared->encode_kernels : declared->decode_kernels;
+  price.work = work;
+  price.unit = Unit::coordinates;
+  price.subject = configuration;
+  // `passes` floats of 4 bytes per coordinate: the bandwidth basis at memory_bandwidth / passes.
+  price.basis = Basis::bandwidth;
+  price.rate = costs_.memory_bandwidth / passes;
+  price.overhead = kernels * costs_.roofline.launch_overhead.value;
+  char figures[160];
+  std::snprintf(figures, sizeof figures,
+                "%.3g passes of 4 bytes per coordinate at %.4g B/s and %.3g kernel launches of %.4g s",
+                passes, costs_.memory_bandwidth, kernels, costs_.roofline.launch_overhead.value);
+  price.source = "an estimate for " + costs_.roofline.profile + ": " + figures +
+                 " (the passes the kind declares, docs/compute.md)";
+  return true;
+}
+
 nlohmann::json PriceTable::codec_prices() const {
   // One entry per priced configuration, in the order the protocol registered them.
   nlohmann::json out = nlohmann::json::array();
   std::map<std::string, std::size_t> at;
   for (const Price& price : prices_) {
-    if (price.unit != Unit::coordinates) continue;
+    // An accelerator's estimates are not prices one could give back as throughputs (they have launches):
+    // the profile, which resolved.json names, makes them again.
+    if (price.unit != Unit::coordinates || price.basis != Basis::throughput) continue;
     const nlohmann::json priced = compression::priced_configuration(price.subject);
     const std::string key = priced.dump();
     if (!at.count(key)) {
@@ -181,6 +228,11 @@ PriceId PriceTable::floats(Work work) {
   price.basis = Basis::bandwidth;
   price.rate = costs_.memory_bandwidth;
   price.source = "compute memory_bandwidth";
+  if (costs_.roofline.active()) {
+    price.overhead = costs_.roofline.launch_overhead.value;
+    price.source += ", and a kernel launch per charge on " + costs_.roofline.profile + " (" +
+                    costs_.roofline.launch_overhead.source + ")";
+  }
   return add(std::move(price));
 }
 
@@ -189,13 +241,17 @@ PriceId PriceTable::floats(Work work) {
 double PriceTable::seconds(const Charge& charge, double host_speed) const {
   const Price& price = prices_.at(charge.price);
   if (!charges(price.work)) return 0;
+  // Adding 0 changes no bit: without launches every price is what it was before they existed.
+  const double launches = charge.amount > 0 ? price.overhead : 0.0;
   switch (price.basis) {
     case Basis::flops:
-      return charge.amount * price.rate / host_speed;
+      return charge.amount * price.rate / host_speed + launches;
     case Basis::throughput:
-      return charge.amount / price.rate;
+      return charge.amount / price.rate + launches;
     case Basis::bandwidth:
-      return price.rate <= 0 ? 0 : charge.amount * sizeof(float) / price.rate;
+      return price.rate <= 0 ? 0 : charge.amount * sizeof(float) / price.rate + launches;
+    case Basis::seconds:
+      return charge.amount * price.rate + launches;
   }
   return 0;
 }

@@ -36,6 +36,7 @@ enum class Basis {
   flops,       // rate: flops per unit, executed at the host's nominal speed: amount · rate / host speed
   throughput,  // rate: units per second: amount / rate
   bandwidth,   // rate: bytes per second, 4 bytes per float: amount · 4 / rate (0 when rate is 0)
+  seconds,     // rate: seconds per unit (an accelerator's roofline of the model's layers): amount · rate
 };
 
 // One entry of the table: what a price id is for, and its rate.
@@ -48,7 +49,8 @@ struct Price {
   nlohmann::json subject;
   Basis basis = Basis::flops;
   double rate = 0;
-  std::string source;  // where the rate came from: the profile, a scenario override, the model's flop count
+  std::string source;   // where the rate came from: the profile, a scenario override, the model's flop count
+  double overhead = 0;  // seconds added to each charged term of a non-zero amount: an accelerator's launches
 };
 
 // What a price is for, without its rate: what a recorded schedule keeps of its run's table.
@@ -69,7 +71,9 @@ class PriceTable {
   explicit PriceTable(Costs costs);
 
   // The price of one minibatch gradient of `model` (described by `description`, its resolved scenario
-  // object) at `batch_size`. Registering the same subject again gives the same id.
+  // object) at `batch_size`; its subject carries the model's flop count and, when the model knows them, its
+  // layers' costs, so that it can be priced again without the model. Under an accelerator profile it is the
+  // roofline of those layers. Registering the same subject again gives the same id.
   PriceId gradient(const learning::Model& model, const nlohmann::json& description, std::size_t batch_size);
   // The price of a coordinate through codec configuration `configuration` (resolved; its "kind" names the
   // compressor kind) in direction `work` (Work::encode or Work::decode): the scenario's override of the kind,
@@ -105,8 +109,11 @@ class PriceTable {
   nlohmann::json codec_prices() const;
 
  private:
-  // A gradient's price from its subject {"model", "batch_size", "flops_per_sample"}.
+  // A gradient's price from its subject {"model", "batch_size", "flops_per_sample"[, "layers"]}.
   PriceId gradient(nlohmann::json subject);
+  // An accelerator's estimate of a codec configuration without a measured price; false when its kind
+  // declares no passes.
+  bool estimate_codec(Work work, const nlohmann::json& configuration, Price& price) const;
 
   Costs costs_;
   std::vector<Price> prices_;

@@ -56,12 +56,14 @@ nlohmann::json estimate(const nlohmann::json& document, const std::string& origi
   per_step["total_s"] = time["total"].get<double>() / n;
   out["per_step"] = per_step;
   nlohmann::json sources = nlohmann::json::object();
-  for (const protocols::Price& price : scenario.network().prices->prices())
-    sources[std::string(protocols::work_names[static_cast<std::size_t>(price.work)])].push_back(
-        {{"for", price.subject},
-         {"basis", std::string(protocols::basis_name(price.basis))},
-         {"rate", price.rate},
-         {"source", price.source}});
+  for (const protocols::Price& price : scenario.network().prices->prices()) {
+    nlohmann::json entry = {{"for", price.subject},
+                            {"basis", std::string(protocols::basis_name(price.basis))},
+                            {"rate", price.rate},
+                            {"source", price.source}};
+    if (price.overhead > 0) entry["launch_s"] = price.overhead;  // per charge, an accelerator's launches
+    sources[std::string(protocols::work_names[static_cast<std::size_t>(price.work)])].push_back(entry);
+  }
   out["sources"] = sources;
   return out;
 }

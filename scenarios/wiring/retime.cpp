@@ -121,7 +121,7 @@ void retime_to_directory(const std::string& run_directory, const std::vector<std
   for (const std::string& text : overrides) {
     auto [path, value] = parse_assignment(text);
     // The name is a label (summary.json's "name"): it changes nothing that is computed.
-    if (path != "name" && !keys::timing_only(scenario_keys(), document, path))
+    if (path != "name" && !keys::timing_only_setting(scenario_keys(), document, path, value))
       throw InputError(
           "--set " + text + ": " + path +
           " is not a timing-only key: it changes what the nodes compute, so the recorded learning "

@@ -177,6 +177,11 @@ std::vector<std::string> settings_warnings(const nlohmann::json& resolved, const
                          "\" is biased and its paper runs it with error feedback; without memory "
                          "\"error_feedback\" this run departs from the paper");
   }
+  if (resolved.contains("data") && resolved["data"].is_object() &&
+      resolved["data"].value("dataset", "") == "synthetic_images")
+    warnings.push_back(
+        "$.data.dataset: synthetic_images are random pixels with random labels: nothing can be learned, so "
+        "the trace's loss and accuracy mean nothing; its simulated times and bytes do");
   for (const std::string& warning : warnings)
     std::fprintf(stderr, "sgdsim: warning: %s: %s\n", origin.c_str(), warning.c_str());
   return warnings;

@@ -146,6 +146,53 @@ void read_codecs(Spec& spec, bool partial, std::map<std::string, protocols::Code
   spec.echo("codecs", *table);
 }
 
+namespace {
+
+// An accelerator's figure: its value and where it came from.
+keys::Object figure_object(const std::string& name, keys::Key value, const std::string& help) {
+  return {name, help, {std::move(value), keys::string("source", "Where the value comes from.")}};
+}
+
+const keys::Object& accelerator_keys() {
+  static const keys::Object peak = figure_object(
+      "peak", keys::speed("value", "flop/s").plain_number_allowed(),
+      "The datasheet's peak of model math at the profile's precision (FP32, TF32, FP16 tensor cores).");
+  static const keys::Object efficiency = figure_object(
+      "efficiency", keys::number("value", "A fraction of the peak.").above(0).at_most(1),
+      "The fraction of the peak a layer's math reaches, fitted to a published training throughput.");
+  static const keys::Object memory = figure_object(
+      "memory_bandwidth", keys::bandwidth("value", "bytes/s").plain_number_allowed(),
+      "The datasheet's memory bandwidth; also that of vector arithmetic and of the codecs' estimates.");
+  static const keys::Object launch = figure_object(
+      "launch_overhead", keys::duration("value", "seconds").plain_number_allowed(),
+      "Seconds per kernel launch, added per kernel of a layer and per charge of vector work or a codec.");
+  static const keys::Object width = figure_object(
+      "bytes_per_value", keys::number("value", "bytes").above(0).at_most(8),
+      "Bytes of an activation or a weight in the model's math: 4 (FP32, TF32), 2 (mixed precision).");
+  static const keys::Object accelerator{
+      "accelerator",
+      "An accelerator's roofline (docs/compute.md, \"Accelerator profiles\"): a layer takes max(flops / "
+      "(efficiency · peak), bytes / memory_bandwidth) plus launch_overhead per kernel.",
+      {keys::object("peak", peak, peak.help), keys::object("efficiency", efficiency, efficiency.help),
+       keys::object("memory_bandwidth", memory, memory.help),
+       keys::object("launch_overhead", launch, launch.help),
+       keys::object("bytes_per_value", width, width.help)}};
+  return accelerator;
+}
+
+// Reads one figure of the accelerator object; `read` reads its value.
+template <class Read>
+protocols::Figure read_figure(Spec& accelerator, const std::string& name, Read read) {
+  Spec figure = accelerator.object(name);
+  protocols::Figure out;
+  out.value = read(figure);
+  out.source = figure.string("source");
+  figure.finish();
+  return out;
+}
+
+}  // namespace
+
 const keys::Object& profile_keys() {
   static const keys::Object profile{
       "profile",
@@ -153,12 +200,18 @@ const keys::Object& profile_keys() {
       {keys::string("description", "What the profile describes.").may_be_absent(),
        keys::string("machine", "The machine it was measured on.").may_be_absent(),
        keys::string("command", "The command that measured it.").may_be_absent(),
-       keys::speed("host_speed", "Model math (forward and backward passes), flop/s.").plain_number_allowed(),
+       keys::speed("host_speed", "Model math (forward and backward passes), flop/s; not with accelerator.")
+           .plain_number_allowed()
+           .may_be_absent(),
        keys::bandwidth("memory_bandwidth",
                        "Vector arithmetic (mixing, averaging, updates, error feedback): bytes read and "
-                       "written per second.")
-           .plain_number_allowed(),
-       keys::any("codecs", codecs_help()).shaped(codecs_shape(false))}};
+                       "written per second; not with accelerator.")
+           .plain_number_allowed()
+           .may_be_absent(),
+       keys::object("accelerator", accelerator_keys(), accelerator_keys().help).may_be_absent(),
+       keys::any("codecs", codecs_help() + " An accelerator profile may leave out any: they are estimated.")
+           .shaped(codecs_shape(false))
+           .may_be_absent()}};
   return profile;
 }
 
@@ -169,8 +222,32 @@ DeviceProfile read_device_profile(const json& document, const std::string& origi
     if (spec.has(text)) spec.string(text);
   const std::string command = spec.has("command") ? spec.string("command") : "sgdsim calibrate";
   DeviceProfile profile;
-  profile.host_speed = spec.speed("host_speed");
-  profile.memory_bandwidth = spec.bandwidth("memory_bandwidth");
+  if (spec.has("accelerator")) {
+    for (const char* key : {"host_speed", "memory_bandwidth"})
+      if (spec.has(key))
+        spec.fail(key, "an accelerator profile takes its speeds from its \"accelerator\" object; remove " +
+                           std::string(key));
+    Spec accelerator = spec.object("accelerator");
+    protocols::Roofline& device = profile.roofline;
+    device.peak = read_figure(accelerator, "peak", [](Spec& f) { return f.speed("value"); });
+    device.efficiency = read_figure(accelerator, "efficiency", [](Spec& f) { return f.number("value"); });
+    device.memory_bandwidth =
+        read_figure(accelerator, "memory_bandwidth", [](Spec& f) { return f.bandwidth("value"); });
+    device.launch_overhead =
+        read_figure(accelerator, "launch_overhead", [](Spec& f) { return f.duration("value"); });
+    device.bytes_per_value =
+        read_figure(accelerator, "bytes_per_value", [](Spec& f) { return f.number("value"); });
+    for (const protocols::Figure* figure : {&device.peak, &device.memory_bandwidth})
+      if (!(figure->value > 0))
+        accelerator.fail(figure == &device.peak ? "peak" : "memory_bandwidth", "must be above 0");
+    accelerator.finish();
+    device.profile = origin;
+    profile.host_speed = device.efficiency.value * device.peak.value;
+    profile.memory_bandwidth = device.memory_bandwidth.value;
+  } else {
+    profile.host_speed = spec.speed("host_speed");
+    profile.memory_bandwidth = spec.bandwidth("memory_bandwidth");
+  }
   // A table by kind (as earlier versions of `sgdsim calibrate` wrote it) prices each kind's first registered
   // example, which is what those versions measured.
   std::map<std::string, protocols::CodecSpeed> by_kind;

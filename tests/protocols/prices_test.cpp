@@ -3,6 +3,8 @@
 // is for.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "algorithms/compression/speed_keys.hpp"
 #include "algorithms/learning/model.hpp"
 #include "algorithms/protocols/prices.hpp"
@@ -157,4 +159,100 @@ TEST_CASE("codecs are priced per configuration: the keys that change the speed, 
   const auto encode_eight = overridden.codec(Work::encode, eight, "s.json");
   CHECK(overridden.seconds({encode_eight, 3e9}, 1) == 1);
   CHECK(overridden.prices()[encode_eight].source == "the scenario's compute.codecs.qsgd.encode");
+}
+
+namespace {
+
+// A model that describes its layers, as the libtorch networks do.
+class Layered final : public learning::Model {
+ public:
+  explicit Layered(std::vector<learning::LayerCost> layers) : layers_(std::move(layers)) {}
+  std::size_t dimension() const override { return 1; }
+  void initialize(std::span<float>, Rng&) const override {}
+  double loss_and_gradient(std::span<const float>, const learning::Dataset&, std::span<const std::size_t>,
+                           std::span<float>) const override {
+    return 0;
+  }
+  learning::Evaluation evaluate(std::span<const float>, const learning::Dataset&,
+                                std::span<const std::size_t>) const override {
+    return {};
+  }
+  double flops_per_sample() const override {
+    double flops = 0;
+    for (const learning::LayerCost& layer : layers_) flops += layer.flops;
+    return flops;
+  }
+  std::vector<learning::LayerCost> layer_costs() const override { return layers_; }
+
+ private:
+  std::vector<learning::LayerCost> layers_;
+};
+
+protocols::Costs accelerator() {
+  protocols::Costs c;
+  c.charged = {true, true, true, true, true};
+  c.memory_bandwidth = 1e12;
+  c.roofline.peak = {1e14, "datasheet"};
+  c.roofline.efficiency = {0.5, "fitted"};
+  c.roofline.memory_bandwidth = {1e12, "datasheet"};
+  c.roofline.launch_overhead = {4e-6, "assumed"};
+  c.roofline.bytes_per_value = {2, "fp16"};
+  c.roofline.profile = "the bundled profile x";
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("an accelerator prices a gradient by the roofline of its layers, and again from the subject") {
+  // A compute-bound convolution and a memory-bound BatchNorm, batch 64.
+  const Layered model({{2e9, 1e6, 3e4, 3}, {1e7, 8e6, 0, 2}});
+  protocols::PriceTable prices(accelerator());
+  const auto gradient = prices.gradient(model, {{"kind", "test"}}, 64);
+  const double conv = std::max(64 * 2e9 / (0.5 * 1e14), (64 * 1e6 + 3e4) * 2 / 1e12) + 3 * 4e-6;
+  const double norm = std::max(64 * 1e7 / (0.5 * 1e14), 64 * 8e6 * 2 / 1e12) + 2 * 4e-6;
+  CHECK(64 * 2e9 / (0.5 * 1e14) > (64 * 1e6 + 3e4) * 2 / 1e12);  // the two sides of the roofline
+  CHECK(64 * 1e7 / (0.5 * 1e14) < 64 * 8e6 * 2 / 1e12);
+  CHECK(prices.seconds({gradient, 1}, 1e3) == Approx(conv + norm).epsilon(1e-14));
+  CHECK(prices.seconds({gradient, 0.25}, 1e3) == Approx(0.25 * (conv + norm)).epsilon(1e-14));
+  CHECK(prices.prices()[gradient].source.starts_with("a prediction"));
+  // The subject carries the layers: a table built from it alone prices it the same, and the CPU's table by
+  // its flops.
+  const protocols::Price& recorded = prices.prices()[gradient];
+  const protocols::PriceKey key{recorded.work, recorded.unit, recorded.subject.dump()};
+  protocols::PriceTable again(accelerator());
+  CHECK(again.seconds({again.again(key, "schedule.bin: price 0"), 1}, 1e3) ==
+        prices.seconds({gradient, 1}, 1e3));
+  protocols::PriceTable cpu(costs());
+  CHECK(cpu.seconds({cpu.again(key, "schedule.bin: price 0"), 1}, 1.3e10) == 64 * (2e9 + 1e7) / 1.3e10);
+  // Layers that are not four numbers each are refused, naming the place.
+  json broken = recorded.subject;
+  broken["layers"][1] = {1, 2, 3};
+  CHECK_THROWS_WITH(again.again({key.work, key.unit, broken.dump()}, "schedule.bin: price 0"),
+                    Catch::StartsWith("schedule.bin: price 0: the price"));
+}
+
+TEST_CASE("an accelerator estimates a codec without a measured price from its declared passes") {
+  protocols::PriceTable prices(accelerator());
+  const json fixed = {{"kind", "qsgd"}, {"levels", 16}, {"coding", "fixed"}};
+  const json elias = {{"kind", "qsgd"}, {"levels", 16}, {"coding", "elias"}};
+  const double d = 1e6;
+  // QSGD fixed-width: 2 passes and 2 kernels to encode, 1 and 1 to decode; Elias adds one of each.
+  CHECK(prices.seconds({prices.codec(Work::encode, fixed, "s.json"), d}, 1) ==
+        Approx(d * 4 * 2 / 1e12 + 2 * 4e-6).epsilon(1e-14));
+  CHECK(prices.seconds({prices.codec(Work::decode, fixed, "s.json"), d}, 1) ==
+        Approx(d * 4 * 1 / 1e12 + 1 * 4e-6).epsilon(1e-14));
+  CHECK(prices.seconds({prices.codec(Work::encode, elias, "s.json"), d}, 1) ==
+        Approx(d * 4 * 3 / 1e12 + 3 * 4e-6).epsilon(1e-14));
+  // Nothing to encode launches nothing.
+  CHECK(prices.seconds({prices.codec(Work::encode, fixed, "s.json"), 0}, 1) == 0);
+  // Vector work: its bytes and one launch per charge.
+  CHECK(prices.seconds({prices.floats(Work::mixing), 3 * d}, 1) ==
+        Approx(3 * d * 4 / 1e12 + 4e-6).epsilon(1e-14));
+  // Estimates are not echoed as throughputs (the profile makes them again).
+  CHECK(prices.codec_prices().empty());
+  // A measured price wins over the estimate.
+  protocols::Costs measured = accelerator();
+  measured.configurations[compression::priced_configuration(fixed).dump()] = {{5e9, 6e9}, "measured"};
+  protocols::PriceTable priced(measured);
+  CHECK(priced.seconds({priced.codec(Work::encode, fixed, "s.json"), d}, 1) == d / 5e9);
 }

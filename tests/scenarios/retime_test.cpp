@@ -193,6 +193,30 @@ TEST_CASE("retime: a libtorch model") {
   check_retime("lenet5", scenario, {"network.link.bandwidth=5Mbps", "compute.host_speed=20Gf"});
 }
 
+TEST_CASE("retime: a CPU run re-timed under an accelerator profile is the live run under it") {
+  // The recorded gradient price carries the model's layers, so the roofline prices it without the model.
+  // The compute object is replaced whole: the recorded one pins the CPU's host_speed and prices.
+  const std::string a100 = R"(compute={"profile": "a100-amp"})";
+  check_retime("softmax-a100",
+               small(ring6, {{"kind", "choco"},
+                             {"steps", 8},
+                             {"lr", 0.05},
+                             {"consensus_step", 0.3},
+                             {"compressor", {{"kind", "qsgd"}, {"levels", 4}}}}),
+               {a100});
+  if (std::string(SGDSIM_WRITE_TORCHSCRIPT).empty()) {
+    SUCCEED("built without libtorch");
+    return;
+  }
+  json scenario = small({{"kind", "ring"}, {"nodes", 3}}, {{"kind", "dpsgd"}, {"steps", 4}, {"lr", 0.05}},
+                        {{"kind", "lenet5"}});
+  scenario["data"]["samples"] = 60;
+  scenario["data"]["test_samples"] = 20;
+  scenario["eval"]["every"] = 2;
+  const json summary = check_retime("lenet5-a100", scenario, {a100});
+  CHECK(summary["simulated_time_s"]["gradient"].get<double>() > 0);
+}
+
 TEST_CASE("retime: reads neither the data set nor the model, so the data file may be gone") {
   // Re-timing prices the recorded work from the schedule alone; a run whose data file was removed after
   // recording is re-timed exactly as the live run under the new settings.

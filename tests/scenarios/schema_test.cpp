@@ -370,13 +370,19 @@ std::vector<Case> representative_cases() {
                                      "decoupled": true}})")}})});
   cases.push_back({"cifar10", edit(base(), {{"/data", parse(R"({"dataset": "cifar10", "path": "cifar"})")},
                                             {"/model", parse(R"({"kind": "softmax"})")}})});
+  cases.push_back(
+      {"synthetic_images",
+       edit(base(), {{"/data", parse(R"({"dataset": "synthetic_images", "shape": [1, 4, 4], "classes": 3,
+                                         "samples": 20, "test_samples": 5})")},
+                     {"/model", parse(R"({"kind": "softmax"})")},
+                     {"/compute", parse(R"({"profile": "a100-amp"})")}})});
   if (sgdsim::learning::torch_built()) {
     cases.push_back({"lenet5", edit(base(), {{"/data", parse(R"({"dataset": "mnist", "path": "mnist"})")},
                                              {"/model", parse(R"({"kind": "lenet5", "threads": 1})")}})});
     cases.push_back(
-        {"resnet",
-         edit(base(), {{"/data", parse(R"({"dataset": "cifar10", "path": "cifar"})")},
-                       {"/model", parse(R"({"kind": "resnet", "depth": 8, "batch_norm": "averaged"})")}})});
+        {"resnet", edit(base(), {{"/data", parse(R"({"dataset": "cifar10", "path": "cifar"})")},
+                                 {"/model", parse(R"({"kind": "resnet", "variant": "cifar", "depth": 8,
+                                            "batch_norm": "averaged"})")}})});
     cases.push_back(
         {"torchscript",
          edit(base(),

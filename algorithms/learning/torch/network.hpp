@@ -34,6 +34,7 @@ class TorchNetwork {
   ImageShape input;
   int classes = 0;
   double flops_per_sample = 0;
+  std::vector<LayerCost> layers;  // forward order; empty when unknown (a TorchScript module)
   // false when forward may draw from libtorch's global generator (a TorchScript module's dropout): calls
   // must then keep the simulation's order (Model::order_free).
   bool order_free = true;

@@ -1,6 +1,8 @@
-// LeNet-5 and the CIFAR-style ResNets as libtorch modules, with He initialisation from our Rng and analytic
-// flop counts.
+// LeNet-5, the CIFAR-style ResNets and the ImageNet ResNets as libtorch modules, with He initialisation from
+// our Rng and analytic flop counts.
+#include <array>
 #include <cmath>
+#include <optional>
 
 #include "algorithms/learning/torch/network.hpp"
 #include "algorithms/learning/torch/network_kinds.hpp"
@@ -15,29 +17,68 @@ namespace F = torch::nn::functional;
 
 // Forward + backward flops of one sample, counted layer by layer with the conventions of docs/learning.md:
 // a multiply-add is 2 flops; backward costs the weight gradient plus the input gradient (not for the first
-// layer, whose input needs none).
+// layer, whose input needs none). Each layer is also recorded with the values it moves and its kernels, for a
+// device's roofline (docs/compute.md): a layer reads its input and writes its output forward, and reads them
+// again (or their gradients) backward.
 class FlopCounter {
  public:
-  // k x k convolution cin -> cout producing an h x w map; a bias adds one addition per output forward and
-  // one per output to its gradient.
-  void conv(double cin, double cout, double k, double h, double w, bool first, bool bias = false) {
+  // k x k convolution cin -> cout producing an h x w map from an input `stride` times larger each way; a
+  // bias adds one addition per output forward and one per output to its gradient.
+  void conv(double cin, double cout, double k, double h, double w, bool first, bool bias = false,
+            double stride = 1) {
     const double forward = 2 * cin * k * k * cout * h * w;
-    total += forward + forward + (first ? 0 : forward) + (bias ? 2 * cout * h * w : 0);
+    const double flops = forward + forward + (first ? 0 : forward) + (bias ? 2 * cout * h * w : 0);
+    total += flops;
+    weighted(flops, cin * h * w * stride * stride, cout * h * w, cin * k * k * cout + (bias ? cout : 0),
+             first);
   }
   void linear(double n, double m, bool first) {
-    total += (2 * n * m + m) + (2 * n * m + m) + (first ? 0 : 2 * n * m);
+    const double flops = (2 * n * m + m) + (2 * n * m + m) + (first ? 0 : 2 * n * m);
+    total += flops;
+    weighted(flops, n, m, n * m + m, first);
   }
   // Per element: forward 8 (mean 1, variance 3, normalise 2, scale and shift 2), backward twice that.
-  void batch_norm(double elements) { total += 24 * elements; }
-  void relu(double elements) { total += 2 * elements; }  // max, then the mask
-  // k x k max-pooling to `outputs` elements: k^2 - 1 comparisons, backward routes one value per output.
-  void max_pool(double k, double outputs) { total += (k * k - 1) * outputs + outputs; }
-  void average_pool(double inputs) { total += 2 * inputs; }  // sum, and spreading the gradient back
+  // Values: forward reads x twice (statistics, then normalising) and writes y; backward reads dy and x for
+  // the two sums, then again to write dx.
+  void batch_norm(double elements) {
+    total += 24 * elements;
+    layers.push_back({24 * elements, 8 * elements, 0, 2});
+  }
+  void relu(double elements) {  // max, then the mask
+    total += 2 * elements;
+    layers.push_back({2 * elements, 5 * elements, 0, 2});
+  }
+  // k x k max-pooling of `inputs` elements to `outputs`: k^2 - 1 comparisons per output, backward routes
+  // one value per output.
+  void max_pool(double k, double outputs, double inputs) {
+    const double flops = (k * k - 1) * outputs + outputs;
+    total += flops;
+    layers.push_back({flops, 2 * (inputs + outputs), 0, 2});
+  }
+  void average_pool(double inputs) {  // sum, and spreading the gradient back
+    total += 2 * inputs;
+    layers.push_back({2 * inputs, 2 * inputs, 0, 2});
+  }
   // Residual addition; its backward is the sum of the two gradients at the fork.
-  void add(double elements) { total += 2 * elements; }
+  void add(double elements) {
+    total += 2 * elements;
+    layers.push_back({2 * elements, 6 * elements, 0, 2});
+  }
   // Softmax cross-entropy over k logits (as for the Eigen models: 5k + 1).
-  void softmax_loss(double k) { total += 5 * k + 1; }
+  void softmax_loss(double k) {
+    total += 5 * k + 1;
+    layers.push_back({5 * k + 1, 4 * k, 0, 2});
+  }
   double total = 0;
+  std::vector<LayerCost> layers;
+
+ private:
+  // A layer with weights: forward (input and output, weights read), the weight gradient (output gradient
+  // and input read, weight gradient written), the input gradient unless first (output gradient read, input
+  // gradient written, weights read).
+  void weighted(double flops, double in, double out, double weights, bool first) {
+    layers.push_back({flops, (first ? 2 : 3) * (in + out), (first ? 2 : 3) * weights, first ? 2.0 : 3.0});
+  }
 };
 
 // How one parameter tensor starts: N(0, gain / fan_in) for weights (He et al. 2015), 0 or 1 otherwise.
@@ -143,25 +184,25 @@ struct LeNet5Module : nn::Module {
   nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
 };
 
-double lenet5_flops(const ImageShape& in, int classes) {
+FlopCounter lenet5_flops(const ImageShape& in, int classes) {
   FlopCounter f;
   const double h1 = in.height, w1 = in.width;  // 5x5, padding 2: same size
   f.conv(in.channels, 6, 5, h1, w1, true, true);
   f.relu(6 * h1 * w1);
   const double p1h = std::floor(h1 / 2), p1w = std::floor(w1 / 2);
-  f.max_pool(2, 6 * p1h * p1w);
+  f.max_pool(2, 6 * p1h * p1w, 6 * h1 * w1);
   const double h2 = p1h - 4, w2 = p1w - 4;
   f.conv(6, 16, 5, h2, w2, false, true);
   f.relu(16 * h2 * w2);
   const double p2h = std::floor(h2 / 2), p2w = std::floor(w2 / 2);
-  f.max_pool(2, 16 * p2h * p2w);
+  f.max_pool(2, 16 * p2h * p2w, 16 * h2 * w2);
   f.linear(16 * p2h * p2w, 120, false);
   f.relu(120);
   f.linear(120, 84, false);
   f.relu(84);
   f.linear(84, classes, false);
   f.softmax_loss(classes);
-  return f.total;
+  return f;
 }
 
 // ---- ResNet (CIFAR) ----
@@ -221,7 +262,7 @@ struct ResNetModule : nn::Module {
   nn::Linear fc{nullptr};
 };
 
-double resnet_flops(int blocks, const ImageShape& in, int classes) {
+FlopCounter resnet_flops(int blocks, const ImageShape& in, int classes) {
   FlopCounter f;
   double h = in.height, w = in.width;
   f.conv(in.channels, 16, 3, h, w, true);
@@ -237,7 +278,7 @@ double resnet_flops(int blocks, const ImageShape& in, int classes) {
         w = std::floor((w - 1) / 2) + 1;
       }
       const double e = out * h * w;
-      f.conv(channels, out, 3, h, w, false);
+      f.conv(channels, out, 3, h, w, false, false, down ? 2 : 1);
       f.batch_norm(e);
       f.relu(e);
       f.conv(out, out, 3, h, w, false);
@@ -250,7 +291,159 @@ double resnet_flops(int blocks, const ImageShape& in, int classes) {
   f.average_pool(channels * h * w);
   f.linear(channels, classes, false);
   f.softmax_loss(classes);
-  return f.total;
+  return f;
+}
+
+// ---- ResNet (ImageNet) ----
+
+// The ImageNet ResNets' blocks (He et al. 2016, table 1): two 3x3 convolutions (18, 34) or a 1x1 - 3x3 - 1x1
+// bottleneck of four times its width (50, 101, 152), each followed by BatchNorm; a shortcut projected by a
+// strided 1x1 convolution and BatchNorm where the shape changes (option B). The bottleneck strides in its 3x3
+// convolution, as torchvision's and NVIDIA's ResNet-50 v1.5 do.
+struct ImageNetBlock : nn::Module {
+  ImageNetBlock(int in, int width, int stride, bool bottleneck)
+      : out_channels(bottleneck ? 4 * width : width), bottleneck(bottleneck) {
+    const auto conv = [](int from, int to, int k, int s) {
+      return nn::Conv2d(nn::Conv2dOptions(from, to, k).stride(s).padding(k / 2).bias(false));
+    };
+    // {in, out, kernel, stride} of each convolution, registered with its BatchNorm in forward order.
+    const std::vector<std::array<int, 4>> shapes =
+        bottleneck ? std::vector<std::array<int, 4>>{{in, width, 1, 1},
+                                                     {width, width, 3, stride},
+                                                     {width, out_channels, 1, 1}}
+                   : std::vector<std::array<int, 4>>{{in, width, 3, stride}, {width, width, 3, 1}};
+    for (std::size_t k = 0; k < shapes.size(); ++k) {
+      const auto [from, to, kernel, s] = shapes[k];
+      convs.push_back(register_module("conv" + std::to_string(k + 1), conv(from, to, kernel, s)));
+      norms.push_back(register_module("bn" + std::to_string(k + 1), nn::BatchNorm2d(to)));
+    }
+    if (stride != 1 || in != out_channels) {
+      projection = register_module("projection", conv(in, out_channels, 1, stride));
+      projection_norm = register_module("projection_bn", nn::BatchNorm2d(out_channels));
+    }
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    torch::Tensor out = x;
+    for (std::size_t k = 0; k < convs.size(); ++k) {
+      out = norms[k]->forward(convs[k]->forward(out));
+      if (k + 1 < convs.size()) out = torch::relu(out);
+    }
+    const torch::Tensor shortcut =
+        projection.is_empty() ? x : projection_norm->forward(projection->forward(x));
+    return torch::relu(out + shortcut);
+  }
+  int out_channels;
+  bool bottleneck;
+  std::vector<nn::Conv2d> convs;
+  std::vector<nn::BatchNorm2d> norms;
+  nn::Conv2d projection{nullptr};
+  nn::BatchNorm2d projection_norm{nullptr};
+};
+
+// Blocks per stage, and whether they are bottlenecks, by depth (He et al. 2016, table 1).
+struct ImageNetDepth {
+  std::array<int, 4> blocks;
+  bool bottleneck;
+};
+std::optional<ImageNetDepth> imagenet_depth(int depth) {
+  switch (depth) {
+    case 18:
+      return ImageNetDepth{{2, 2, 2, 2}, false};
+    case 34:
+      return ImageNetDepth{{3, 4, 6, 3}, false};
+    case 50:
+      return ImageNetDepth{{3, 4, 6, 3}, true};
+    case 101:
+      return ImageNetDepth{{3, 4, 23, 3}, true};
+    case 152:
+      return ImageNetDepth{{3, 8, 36, 3}, true};
+    default:
+      return std::nullopt;
+  }
+}
+
+// A k x k convolution (padding k / 2) or pooling with stride s: the output size of `size`.
+double strided(double size, double k, double s) {
+  return std::floor((size + 2 * std::floor(k / 2) - k) / s) + 1;
+}
+
+struct ImageNetResNetModule : nn::Module {
+  ImageNetResNetModule(const ImageNetDepth& shape, const ImageShape& input, int classes) {
+    stem = register_module(
+        "conv", nn::Conv2d(nn::Conv2dOptions(input.channels, 64, 7).stride(2).padding(3).bias(false)));
+    bn = register_module("bn", nn::BatchNorm2d(64));
+    int in = 64;
+    for (int stage = 0; stage < 4; ++stage) {
+      const int width = 64 << stage;
+      for (int b = 0; b < shape.blocks[static_cast<std::size_t>(stage)]; ++b) {
+        const int stride = stage > 0 && b == 0 ? 2 : 1;
+        layers.push_back(
+            register_module("stage" + std::to_string(stage + 1) + "_" + std::to_string(b),
+                            std::make_shared<ImageNetBlock>(in, width, stride, shape.bottleneck)));
+        in = layers.back()->out_channels;
+      }
+    }
+    fc = register_module("fc", nn::Linear(in, classes));
+  }
+  torch::Tensor forward(const torch::Tensor& input) {
+    torch::Tensor x = torch::relu(bn->forward(stem->forward(input)));
+    x = F::max_pool2d(x, F::MaxPool2dFuncOptions(3).stride(2).padding(1));
+    for (const auto& block : layers) x = block->forward(x);
+    return fc->forward(x.mean({2, 3}));
+  }
+  nn::Conv2d stem{nullptr};
+  nn::BatchNorm2d bn{nullptr};
+  std::vector<std::shared_ptr<ImageNetBlock>> layers;
+  nn::Linear fc{nullptr};
+};
+
+FlopCounter imagenet_resnet_flops(const ImageNetDepth& shape, const ImageShape& in, int classes) {
+  FlopCounter f;
+  double h = strided(in.height, 7, 2), w = strided(in.width, 7, 2);
+  f.conv(in.channels, 64, 7, h, w, true, false, 2);
+  f.batch_norm(64 * h * w);
+  f.relu(64 * h * w);
+  const double before_pool = 64 * h * w;
+  h = strided(h, 3, 2);
+  w = strided(w, 3, 2);
+  f.max_pool(3, 64 * h * w, before_pool);
+  double channels = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const double width = 64 << stage;
+    const double out = shape.bottleneck ? 4 * width : width;
+    for (int b = 0; b < shape.blocks[static_cast<std::size_t>(stage)]; ++b) {
+      const double stride = stage > 0 && b == 0 ? 2 : 1;
+      const double h_in = h, w_in = w;
+      h = strided(h, 3, stride);
+      w = strided(w, 3, stride);
+      if (shape.bottleneck) {
+        f.conv(channels, width, 1, h_in, w_in, false);
+        f.batch_norm(width * h_in * w_in);
+        f.relu(width * h_in * w_in);
+        f.conv(width, width, 3, h, w, false, false, stride);
+        f.batch_norm(width * h * w);
+        f.relu(width * h * w);
+        f.conv(width, out, 1, h, w, false);
+      } else {
+        f.conv(channels, width, 3, h, w, false, false, stride);
+        f.batch_norm(width * h * w);
+        f.relu(width * h * w);
+        f.conv(width, width, 3, h, w, false);
+      }
+      f.batch_norm(out * h * w);
+      if (stride != 1 || channels != out) {
+        f.conv(channels, out, 1, h, w, false, false, stride);
+        f.batch_norm(out * h * w);
+      }
+      f.add(out * h * w);
+      f.relu(out * h * w);
+      channels = out;
+    }
+  }
+  f.average_pool(channels * h * w);
+  f.linear(channels, classes, false);
+  f.softmax_loss(classes);
+  return f;
 }
 
 }  // namespace
@@ -265,7 +458,9 @@ std::unique_ptr<TorchModel> make_lenet5(const TorchOptions& options, const Image
                                                                "fc3.weight");
   network->input = input;
   network->classes = classes;
-  network->flops_per_sample = lenet5_flops(input, classes);
+  const FlopCounter counted = lenet5_flops(input, classes);
+  network->flops_per_sample = counted.total;
+  network->layers = counted.layers;
   return std::make_unique<TorchModel>(std::move(network), options);
 }
 
@@ -285,7 +480,31 @@ std::unique_ptr<TorchModel> make_resnet(int depth, const TorchOptions& options, 
       std::make_shared<ResNetModule>(blocks, input, classes), "fc.weight");
   network->input = input;
   network->classes = classes;
-  network->flops_per_sample = resnet_flops(blocks, input, classes);
+  const FlopCounter counted = resnet_flops(blocks, input, classes);
+  network->flops_per_sample = counted.total;
+  network->layers = counted.layers;
+  return std::make_unique<TorchModel>(std::move(network), options);
+}
+
+std::unique_ptr<TorchModel> make_imagenet_resnet(int depth, const TorchOptions& options,
+                                                 const ImageShape& input, int classes) {
+  check_common(input, classes, "resnet");
+  const std::optional<ImageNetDepth> shape = imagenet_depth(depth);
+  if (!shape)
+    throw InputError("resnet: depth " + std::to_string(depth) +
+                     " is not one of the ImageNet ResNets' 18, 34, 50, 101, 152 (variant \"imagenet\")");
+  if (input.height < 32 || input.width < 32) {
+    throw InputError("resnet: images of " + input.text() +
+                     " are too small for the ImageNet ResNet, which needs at least 32x32 pixels (its stem "
+                     "and four stages divide them by 32)");
+  }
+  auto network = std::make_unique<ModuleNetwork<ImageNetResNetModule>>(
+      std::make_shared<ImageNetResNetModule>(*shape, input, classes), "fc.weight");
+  network->input = input;
+  network->classes = classes;
+  const FlopCounter counted = imagenet_resnet_flops(*shape, input, classes);
+  network->flops_per_sample = counted.total;
+  network->layers = counted.layers;
   return std::make_unique<TorchModel>(std::move(network), options);
 }
 
@@ -296,7 +515,8 @@ const bool lenet5_registered = add_torch_network("lenet5", [](const TorchRequest
   return make_lenet5(o, r.input, r.classes);
 });
 const bool resnet_registered = add_torch_network("resnet", [](const TorchRequest& r, const TorchOptions& o) {
-  return make_resnet(r.depth, o, r.input, r.classes);
+  return r.imagenet ? make_imagenet_resnet(r.depth, o, r.input, r.classes)
+                    : make_resnet(r.depth, o, r.input, r.classes);
 });
 
 }  // namespace

@@ -119,6 +119,7 @@ TorchModel::TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions
   input_ = network_->input;
   classes_ = network_->classes;
   flops_per_sample_ = network_->flops_per_sample;
+  layer_costs_ = network_->layers;
   order_free_ = network_->order_free;
   for (const torch::Tensor& p : network_->parameters) {
     tensor_sizes_.push_back(static_cast<std::size_t>(p.numel()));

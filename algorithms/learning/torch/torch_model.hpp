@@ -53,6 +53,7 @@ class TorchModel final : public Model {
   Evaluation evaluate(std::span<const float> params, const Dataset& data,
                       std::span<const std::size_t> subset = {}) const override;
   double flops_per_sample() const override { return flops_per_sample_; }
+  std::vector<LayerCost> layer_costs() const override { return layer_costs_; }
   std::vector<std::size_t> tensor_sizes() const override { return tensor_sizes_; }
   std::vector<Shape> tensor_shapes() const override { return tensor_shapes_; }
 
@@ -94,6 +95,7 @@ class TorchModel final : public Model {
   std::vector<Shape> tensor_shapes_;  // out × the rest for weights and kernels, 1 × n for vectors
   std::vector<std::size_t> state_tensor_sizes_;
   double flops_per_sample_ = 0;
+  std::vector<LayerCost> layer_costs_;
   bool order_free_ = true;
   // A module that may draw random numbers (dropout) draws them from libtorch's generator, which libtorch
   // seeds from the clock: each training call seeds it from these (the scenario's seed, through
@@ -115,6 +117,14 @@ std::unique_ptr<TorchModel> make_lenet5(const TorchOptions& options, const Image
 // other depths.
 std::unique_ptr<TorchModel> make_resnet(int depth, const TorchOptions& options, const ImageShape& input,
                                         int classes);
+
+// The ImageNet ResNet (He et al. 2016, section 3.4 and table 1): conv 64@7x7 stride 2 - BN - ReLU - max-pool
+// 3x3 stride 2, four stages of basic blocks (depth 18, 34) or bottleneck blocks (50, 101, 152; the stride in
+// the 3x3 convolution, "v1.5") with 64, 128, 256, 512 channels (times 4 out of a bottleneck), projection
+// shortcuts where the shape changes, global average pooling, fc classes. ResNet-50 on 3x224x224 images with
+// 1000 classes has 25.6M parameters. InputError for other depths or images smaller than 32x32.
+std::unique_ptr<TorchModel> make_imagenet_resnet(int depth, const TorchOptions& options,
+                                                 const ImageShape& input, int classes);
 
 // A user's TorchScript module (torch.jit.script(model).save(path)) whose forward maps a float batch
 // N x C x H x W to logits N x classes. Its parameters, in the module's order, form the flat vector; its
