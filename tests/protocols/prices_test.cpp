@@ -17,10 +17,11 @@ using protocols::Work;
 
 namespace {
 
-// A model that only knows its flop count.
+// A model that only knows its flop count, and its layers' costs when given.
 class FlopsOnly final : public learning::Model {
  public:
-  explicit FlopsOnly(double flops) : flops_(flops) {}
+  explicit FlopsOnly(double flops, std::vector<learning::LayerCost> layers = {})
+      : flops_(flops), layers_(std::move(layers)) {}
   std::size_t dimension() const override { return 1; }
   void initialize(std::span<float>, Rng&) const override {}
   double loss_and_gradient(std::span<const float>, const learning::Dataset&, std::span<const std::size_t>,
@@ -32,9 +33,11 @@ class FlopsOnly final : public learning::Model {
     return {};
   }
   double flops_per_sample() const override { return flops_; }
+  std::vector<learning::LayerCost> layer_costs() const override { return layers_; }
 
  private:
   double flops_;
+  std::vector<learning::LayerCost> layers_;
 };
 
 protocols::Costs costs() {
@@ -163,31 +166,6 @@ TEST_CASE("codecs are priced per configuration: the keys that change the speed, 
 
 namespace {
 
-// A model that describes its layers, as the libtorch networks do.
-class Layered final : public learning::Model {
- public:
-  explicit Layered(std::vector<learning::LayerCost> layers) : layers_(std::move(layers)) {}
-  std::size_t dimension() const override { return 1; }
-  void initialize(std::span<float>, Rng&) const override {}
-  double loss_and_gradient(std::span<const float>, const learning::Dataset&, std::span<const std::size_t>,
-                           std::span<float>) const override {
-    return 0;
-  }
-  learning::Evaluation evaluate(std::span<const float>, const learning::Dataset&,
-                                std::span<const std::size_t>) const override {
-    return {};
-  }
-  double flops_per_sample() const override {
-    double flops = 0;
-    for (const learning::LayerCost& layer : layers_) flops += layer.flops;
-    return flops;
-  }
-  std::vector<learning::LayerCost> layer_costs() const override { return layers_; }
-
- private:
-  std::vector<learning::LayerCost> layers_;
-};
-
 protocols::Costs accelerator() {
   protocols::Costs c;
   c.charged = {true, true, true, true, true};
@@ -205,7 +183,7 @@ protocols::Costs accelerator() {
 
 TEST_CASE("an accelerator prices a gradient by the roofline of its layers, and again from the subject") {
   // A compute-bound convolution and a memory-bound BatchNorm, batch 64.
-  const Layered model({{2e9, 1e6, 3e4, 3}, {1e7, 8e6, 0, 2}});
+  const FlopsOnly model(2e9 + 1e7, {{2e9, 1e6, 3e4, 3}, {1e7, 8e6, 0, 2}});
   protocols::PriceTable prices(accelerator());
   const auto gradient = prices.gradient(model, {{"kind", "test"}}, 64);
   const double conv = std::max(64 * 2e9 / (0.5 * 1e14), (64 * 1e6 + 3e4) * 2 / 1e12) + 3 * 4e-6;

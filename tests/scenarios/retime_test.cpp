@@ -180,17 +180,24 @@ TEST_CASE("retime: another compute profile") {
        R"(compute.charge={"encode": true, "decode": true, "mixing": true, "update": true})"});
 }
 
-TEST_CASE("retime: a libtorch model") {
-  if (std::string(SGDSIM_WRITE_TORCHSCRIPT).empty()) {
-    SUCCEED("built without libtorch");
-    return;
-  }
+namespace {
+// LeNet-5 on a ring of 3, a few steps.
+json lenet5_ring() {
   json scenario = small({{"kind", "ring"}, {"nodes", 3}}, {{"kind", "dpsgd"}, {"steps", 4}, {"lr", 0.05}},
                         {{"kind", "lenet5"}});
   scenario["data"]["samples"] = 60;
   scenario["data"]["test_samples"] = 20;
   scenario["eval"]["every"] = 2;
-  check_retime("lenet5", scenario, {"network.link.bandwidth=5Mbps", "compute.host_speed=20Gf"});
+  return scenario;
+}
+}  // namespace
+
+TEST_CASE("retime: a libtorch model") {
+  if (std::string(SGDSIM_WRITE_TORCHSCRIPT).empty()) {
+    SUCCEED("built without libtorch");
+    return;
+  }
+  check_retime("lenet5", lenet5_ring(), {"network.link.bandwidth=5Mbps", "compute.host_speed=20Gf"});
 }
 
 TEST_CASE("retime: a CPU run re-timed under an accelerator profile is the live run under it") {
@@ -208,12 +215,7 @@ TEST_CASE("retime: a CPU run re-timed under an accelerator profile is the live r
     SUCCEED("built without libtorch");
     return;
   }
-  json scenario = small({{"kind", "ring"}, {"nodes", 3}}, {{"kind", "dpsgd"}, {"steps", 4}, {"lr", 0.05}},
-                        {{"kind", "lenet5"}});
-  scenario["data"]["samples"] = 60;
-  scenario["data"]["test_samples"] = 20;
-  scenario["eval"]["every"] = 2;
-  const json summary = check_retime("lenet5-a100", scenario, {a100});
+  const json summary = check_retime("lenet5-a100", lenet5_ring(), {a100});
   CHECK(summary["simulated_time_s"]["gradient"].get<double>() > 0);
 }
 
