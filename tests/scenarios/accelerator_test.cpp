@@ -65,9 +65,17 @@ Run with_profile(const std::string& profile, const std::string& label) {
   return run;
 }
 
-const char* const figures = R"("peak": {"value": "100Tf", "source": "s"},
-    "efficiency": {"value": 0.5, "source": "s"}, "memory_bandwidth": {"value": "1TBps", "source": "s"},
-    "launch_overhead": {"value": "4us", "source": "s"}, "bytes_per_value": {"value": 2, "source": "s"})";
+// A well-formed accelerator object's figures, with `name`'s replaced by `figure` when given.
+std::string figures(const std::string& name = "", const json& figure = nullptr) {
+  json all = {{"peak", {{"value", "100Tf"}, {"source", "s"}}},
+              {"efficiency", {{"value", 0.5}, {"source", "s"}}},
+              {"memory_bandwidth", {{"value", "1TBps"}, {"source", "s"}}},
+              {"launch_overhead", {{"value", "4us"}, {"source", "s"}}},
+              {"bytes_per_value", {{"value", 2}, {"source", "s"}}}};
+  if (!name.empty()) all[name] = figure;
+  const std::string text = all.dump();
+  return text.substr(1, text.size() - 2);  // the members, to go inside an object
+}
 
 }  // namespace
 
@@ -140,16 +148,13 @@ TEST_CASE("host_speed beside an accelerator profile is refused, naming both keys
 TEST_CASE("a malformed accelerator profile is an input error naming the file and the JSON path") {
   const std::map<std::string, std::string> cases = {
       {"prof.json: $.accelerator.peak.source",
-       R"({"accelerator": {"peak": {"value": "100Tf"}, "efficiency": {"value": 0.5, "source": "s"},
-           "memory_bandwidth": {"value": "1TBps", "source": "s"}, "launch_overhead": {"value": "4us", "source": "s"},
-           "bytes_per_value": {"value": 2, "source": "s"}}})"},
+       "{\"accelerator\": {" + figures("peak", {{"value", "100Tf"}}) + "}}"},
       {"prof.json: $.accelerator.efficiency.value",
-       std::string(R"({"accelerator": {)") + figures + R"(, "efficiency": {"value": 1.5, "source": "s"}}})"},
-      {"prof.json: $.host_speed", std::string(R"({"host_speed": "1Tf", "accelerator": {)") + figures + "}}"},
-      {"prof.json: $.accelerator", std::string(R"({"accelerator": {)") + figures + R"(, "peek": 3}})"},
+       "{\"accelerator\": {" + figures("efficiency", {{"value", 1.5}, {"source", "s"}}) + "}}"},
+      {"prof.json: $.host_speed", "{\"host_speed\": \"1Tf\", \"accelerator\": {" + figures() + "}}"},
+      {"prof.json: $.accelerator", "{\"accelerator\": {" + figures() + ", \"peek\": 3}}"},
       {"prof.json: $.accelerator.launch_overhead.value",
-       std::string(R"({"accelerator": {)") + figures +
-           R"(, "launch_overhead": {"value": "soon", "source": "s"}}})"},
+       "{\"accelerator\": {" + figures("launch_overhead", {{"value", "soon"}, {"source", "s"}}) + "}}"},
   };
   for (const auto& [where, text] : cases) {
     INFO(where << "\n" << text);
@@ -160,7 +165,7 @@ TEST_CASE("a malformed accelerator profile is an input error naming the file and
     CHECK_FALSE(fs::exists(run.directory / "trace.csv"));
   }
   // The same figures, well formed, run.
-  const Run good = with_profile(std::string(R"({"accelerator": {)") + figures + "}}", "accelerator-good");
+  const Run good = with_profile("{\"accelerator\": {" + figures() + "}}", "accelerator-good");
   INFO(good.output);
   CHECK(good.exit_code == 0);
 }
@@ -176,10 +181,11 @@ TEST_CASE("an accelerator run's resolved.json runs again to the same trace") {
   INFO(again.output);
   REQUIRE(again.exit_code == 0);
   CHECK(again.trace_text == first.trace_text);
-  // The accelerator is faster than the bundled CPU profile, and the learning is the same.
+  // Another time axis (on a 41-parameter model the accelerator is the slower: its launches), the same
+  // learning.
   const Run cpu = run_scenario(two_nodes(json::object()), "accelerator-cpu");
   REQUIRE(cpu.exit_code == 0);
-  CHECK(first.summary["simulated_time_s"]["total"].get<double>() <
+  CHECK(first.summary["simulated_time_s"]["total"].get<double>() >
         cpu.summary["simulated_time_s"]["total"].get<double>());
   for (std::size_t row = 0; row < cpu.trace.rows.size(); ++row)
     CHECK(first.trace.rows[row].at("train_loss") == cpu.trace.rows[row].at("train_loss"));
