@@ -29,6 +29,18 @@ struct LayerCost {
   bool operator==(const LayerCost&) const = default;
 };
 
+// One pass of a layer: its forward pass is one of its kernels and that share of its flops and values, its
+// backward pass the rest. Exact for convolutions and linear layers as the counts of docs/learning.md make
+// them (forward, weight gradient, input gradient: one kernel each, and the same flops and values; the first
+// layer has no input gradient); for layers without weights (BatchNorm, ReLU, pooling) an even split of two
+// kernels.
+enum class Pass { forward, backward };
+inline LayerCost pass_of(const LayerCost& layer, Pass pass) {
+  const double forward = layer.kernels > 1 ? 1.0 / layer.kernels : 1.0;
+  const double share = pass == Pass::forward ? forward : 1.0 - forward;
+  return {share * layer.flops, share * layer.values, share * layer.weight_values, share * layer.kernels};
+}
+
 struct Evaluation {
   double loss = 0;      // mean loss including the l2 term
   double accuracy = 0;  // fraction correct (classification); NaN when it does not apply
@@ -52,6 +64,10 @@ class Model {
   // Its layers' costs in forward order, when the model knows them (the libtorch networks); empty otherwise,
   // and a device's roofline then takes the model as one layer of flops_per_sample.
   virtual std::vector<LayerCost> layer_costs() const { return {}; }
+  // For each parameter tensor (tensor_sizes() order), the index in layer_costs() of the layer it belongs to;
+  // empty when the layers are unknown. Data-parallel's overlap charges each gradient bucket the backward
+  // pass of the layers up to its tensors' (docs/protocols.md).
+  virtual std::vector<std::size_t> tensor_layers() const { return {}; }
   // Floats per sample it keeps while computing a minibatch's gradient beyond the input features and the
   // outputs (hidden activations and their gradients), for the memory estimate (footprint.hpp).
   virtual double hidden_floats_per_sample() const { return 0; }

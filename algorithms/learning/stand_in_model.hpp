@@ -24,6 +24,7 @@ class StandInModel final : public Model {
   double flops_per_sample() const override { return model_->flops_per_sample(); }
   double hidden_floats_per_sample() const override { return model_->hidden_floats_per_sample(); }
   std::vector<LayerCost> layer_costs() const override { return model_->layer_costs(); }
+  std::vector<std::size_t> tensor_layers() const override { return model_->tensor_layers(); }
   std::vector<std::size_t> tensor_sizes() const override { return model_->tensor_sizes(); }
   std::vector<Shape> tensor_shapes() const override { return model_->tensor_shapes(); }
   std::size_t state_dimension() const override { return model_->state_dimension(); }

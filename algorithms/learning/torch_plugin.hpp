@@ -18,7 +18,7 @@ struct TorchRequest {
   int depth = 20;               // resnet
   bool imagenet = false;        // resnet: the ImageNet form (a 7x7 stem, four stages) instead of CIFAR's
   std::string path;             // torchscript: the module file (already resolved)
-  double flops_per_sample = 0;  // torchscript: forward + backward of one sample
+  double flops_per_sample = 0;  // torchscript: forward + backward of one sample; 0: counted
   int threads = 1;              // libtorch's intra-op threads
   double l2 = 1e-4;
   bool average_batch_norm = false;
@@ -27,7 +27,7 @@ struct TorchRequest {
 };
 
 // Bumped whenever TorchRequest or the entry point change, so a stale plugin is refused, not misread.
-inline constexpr int torch_plugin_abi = 2;
+inline constexpr int torch_plugin_abi = 3;
 
 // The plugin's entry point, `extern "C"` so it is found by name: builds the model, or returns a non-zero
 // code with `error` set (2: the user's input is unusable, 1: anything else). No exception crosses it.

@@ -13,6 +13,7 @@ std::vector<GradientBucket> gradient_buckets(const compression::Layout& layout, 
   for (auto t = tensors.rbegin(); t != tensors.rend(); ++t) {
     end -= t->size();
     open.begin = end;
+    open.first_tensor = static_cast<std::size_t>(tensors.rend() - t) - 1;
     open.size += t->size();
     open.tensors.insert(open.tensors.begin(), *t);
     // DDP closes a bucket once it holds at least the cap.
@@ -26,6 +27,22 @@ std::vector<GradientBucket> gradient_buckets(const compression::Layout& layout, 
     bucket.backward_share = backward_share * static_cast<double>(bucket.size) /
                             static_cast<double>(std::max<std::size_t>(dimension, 1));
   return buckets;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> backward_layers(const std::vector<GradientBucket>& buckets,
+                                                                 std::span<const std::size_t> tensor_layers,
+                                                                 std::size_t layers) {
+  std::vector<std::pair<std::size_t, std::size_t>> pieces;
+  std::size_t reached = layers;  // the backward pass has gone through layers [reached, layers)
+  for (const GradientBucket& bucket : buckets) {
+    std::size_t ready = reached;
+    for (std::size_t t = bucket.first_tensor; t < bucket.first_tensor + bucket.tensors.size(); ++t)
+      ready = std::min(ready, tensor_layers[t]);
+    if (&bucket == &buckets.back()) ready = 0;
+    pieces.emplace_back(ready, reached);
+    reached = ready;
+  }
+  return pieces;
 }
 
 }  // namespace sgdsim::protocols

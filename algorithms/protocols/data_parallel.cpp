@@ -2,6 +2,7 @@
 
 #include "algorithms/compression/compressor.hpp"
 #include "algorithms/compression/float_format.hpp"
+#include "algorithms/learning/model.hpp"
 #include "common/error.hpp"
 #include "common/keys.hpp"
 #include "common/memory_limit.hpp"
@@ -59,8 +60,26 @@ DataParallel::DataParallel(Spec& spec, const Environment& environment)
   if (overlap) ranges = gradient_buckets(layout, d, cap);
   if (ranges.size() > 1) {
     const double coordinates = static_cast<double>(d);
-    for (GradientBucket& range : ranges) {
+    // The backward pass of each bucket's layers when the model knows them, else its share of the parameters.
+    const Charge whole = local_.gradient_charge();
+    const std::size_t layers = environment.model->layer_costs().size();
+    const std::vector<std::size_t> tensor_layers = environment.model->tensor_layers();
+    std::vector<std::pair<std::size_t, std::size_t>> pieces;
+    if (layers > 0 && tensor_layers.size() == layout.tensors().size())
+      pieces = backward_layers(ranges, tensor_layers, layers);
+    forward_ =
+        pieces.empty()
+            ? Charge{whole.price, whole.amount * forward_share}
+            : Charge{environment.prices->gradient_part(whole.price, learning::Pass::forward, 0, layers),
+                     whole.amount};
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      GradientBucket& range = ranges[k];
       Bucket bucket;
+      bucket.backward = pieces.empty()
+                            ? Charge{whole.price, whole.amount * range.backward_share}
+                            : Charge{environment.prices->gradient_part(whole.price, learning::Pass::backward,
+                                                                       pieces[k].first, pieces[k].second),
+                                     whole.amount};
       const double share = static_cast<double>(range.size) / coordinates;
       Charge decode = encoders_.decode_charge();
       decode.amount *= share;
@@ -156,11 +175,9 @@ void DataParallel::overlapped_step(std::size_t i, std::int64_t t, Rng& batches, 
   // The math at once (encoded as a whole: float formats are coordinate-wise, so each bucket's slice is that
   // bucket's encoding); the time bucket by bucket.
   encoders_.encode(i, local_.gradient(i, node.x, batches, port, false), node.bytes, node.own, node.stats);
-  const Charge gradient = local_.gradient_charge();
-  port.charge(Charge{gradient.price, gradient.amount * forward_share});
+  port.charge(forward_);
   std::vector<Charge> backward;
-  for (const Bucket& bucket : buckets_)
-    backward.push_back({gradient.price, gradient.amount * bucket.range.backward_share});
+  for (const Bucket& bucket : buckets_) backward.push_back(bucket.backward);
   port.start_background(backward);
   Rng unused(0);  // a float format draws nothing
   for (std::size_t k = 0; k < buckets_.size(); ++k) {

@@ -17,7 +17,9 @@ namespace sgdsim::protocols {
 //
 // With `overlap` (PyTorch DDP, Li et al. 2020), the gradient's backward pass runs in the background, bucket
 // by bucket in backward order, and each bucket is averaged by its own round of the collective as soon as its
-// gradients are ready, while the backward pass goes on; the step waits for every bucket. Buckets of
+// gradients are ready, while the backward pass goes on; the step waits for every bucket. A model that knows
+// its layers charges each bucket the backward pass of its layers (buckets.hpp); otherwise each bucket's
+// share of the backward pass is its share of the parameters. Buckets of
 // float-format messages (none, fp16, bf16) are the same coordinates as the whole vector's, so what every node
 // computes does not change (up to the order of the ring collectives' sums).
 //
@@ -36,6 +38,7 @@ class DataParallel : public Protocol {
     GradientBucket range;
     std::unique_ptr<Collective> collective;
     std::vector<Charge> encode;  // its share of the encode (or memory) charge
+    Charge backward;             // the backward pass that makes its gradients ready
   };
   struct Node {
     std::vector<float> x, average, own;
@@ -53,6 +56,7 @@ class DataParallel : public Protocol {
   bool share_scales_ = false;    // TernGrad's scaler sharing: the maximum of the workers' scales
   PriceId compare_ = 0;          // the maximum's comparisons, per float
   std::vector<Bucket> buckets_;  // with overlap, in backward order; empty otherwise
+  Charge forward_;               // with overlap, the forward pass
   const compression::FloatFormat* format_ = nullptr;  // the workers' float format, with overlap
   std::vector<Node> nodes_;
 };

@@ -1,6 +1,7 @@
 #include "algorithms/protocols/prices.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "algorithms/compression/codec_passes.hpp"
@@ -58,24 +59,76 @@ PriceId PriceTable::gradient(const learning::Model& model, const nlohmann::json&
   return gradient(std::move(subject));
 }
 
+namespace {
+// A gradient part's pass and layers [begin, end), from its subject's "part"; nullopt when it is not one
+// gradient_part writes for `layers` layers.
+struct GradientPart {
+  learning::Pass pass;
+  std::size_t begin, end;
+};
+std::optional<GradientPart> gradient_part_of(const nlohmann::json& part, std::size_t layers) {
+  if (!part.is_object() || part.size() != 2 || !part.contains("pass") || !part.contains("layers"))
+    return std::nullopt;
+  const nlohmann::json& pass = part["pass"];
+  const nlohmann::json& range = part["layers"];
+  if (pass != "forward" && pass != "backward") return std::nullopt;
+  if (!range.is_array() || range.size() != 2 || !range[0].is_number_unsigned() ||
+      !range[1].is_number_unsigned())
+    return std::nullopt;
+  const auto begin = range[0].get<std::size_t>(), end = range[1].get<std::size_t>();
+  if (begin > end || end > layers) return std::nullopt;
+  return GradientPart{pass == "forward" ? learning::Pass::forward : learning::Pass::backward, begin, end};
+}
+}  // namespace
+
+PriceId PriceTable::gradient_part(PriceId whole, learning::Pass pass, std::size_t begin, std::size_t end) {
+  nlohmann::json subject = prices_.at(whole).subject;
+  if (prices_.at(whole).work != Work::gradient || !subject.contains("layers") || subject.contains("part"))
+    throw std::logic_error("a part of a gradient is taken of a whole gradient whose model knows its layers");
+  subject["part"] = {{"pass", pass == learning::Pass::forward ? "forward" : "backward"},
+                     {"layers", {begin, end}}};
+  return gradient(std::move(subject));
+}
+
 PriceId PriceTable::gradient(nlohmann::json subject) {
   const double flops_per_sample = subject.at("flops_per_sample").get<double>();
   const auto batch_size = subject.at("batch_size").get<std::size_t>();
   Price price;
   price.work = Work::gradient;
   price.unit = Unit::passes;
+  // A model that does not describe its layers is one layer of its flops, compute-bound, launched as a
+  // linear layer is (forward, and the two halves of backward).
+  std::vector<learning::LayerCost> layers = {{flops_per_sample, 0, 0, 3}};
+  const bool known = subject.contains("layers") && layers_of(subject["layers"], layers);
+  std::string part;
+  if (subject.contains("part")) {
+    const std::optional<GradientPart> read =
+        known ? gradient_part_of(subject["part"], layers.size()) : std::nullopt;
+    if (!read) throw std::logic_error("a gradient part not made by gradient_part: " + subject.dump());
+    std::vector<learning::LayerCost> passes;
+    for (std::size_t l = read->begin; l < read->end; ++l)
+      passes.push_back(learning::pass_of(layers[l], read->pass));
+    part = std::string(read->pass == learning::Pass::forward ? "the forward" : "the backward") +
+           " pass of layers " + std::to_string(read->begin) + " to " + std::to_string(read->end) + " (of " +
+           std::to_string(layers.size()) + "): ";
+    layers = std::move(passes);
+  }
   if (costs_.roofline.active()) {
-    // A model that does not describe its layers is one layer of its flops, compute-bound, launched as a
-    // linear layer is (forward, and the two halves of backward).
-    std::vector<learning::LayerCost> layers = {{flops_per_sample, 0, 0, 3}};
-    const bool known = subject.contains("layers") && layers_of(subject["layers"], layers);
     price.basis = Basis::seconds;
     price.rate = roofline_seconds(costs_.roofline, layers, batch_size);
-    price.source = roofline_source(costs_.roofline, layers.size(), known);
+    price.source = part + roofline_source(costs_.roofline, layers.size(), known);
   } else {
     price.basis = Basis::flops;
-    price.rate = flops_per_sample * static_cast<double>(batch_size);
-    price.source = "the model's flop count (flops_per_sample × batch_size) at the host's speed";
+    double flops = flops_per_sample;
+    if (!part.empty()) {
+      flops = 0;
+      for (const learning::LayerCost& layer : layers) flops += layer.flops;
+    }
+    price.rate = flops * static_cast<double>(batch_size);
+    price.source = part +
+                   (part.empty() ? "the model's flop count (flops_per_sample × batch_size)"
+                                 : "its layers' flops × batch_size") +
+                   " at the host's speed";
   }
   price.subject = std::move(subject);
   return add(std::move(price));
@@ -91,7 +144,9 @@ PriceId PriceTable::again(const PriceKey& recorded, const std::string& where) {
             recorded.work == Work::gradient && subject.is_object() && subject.contains("model") &&
             subject.contains("batch_size") && subject["batch_size"].is_number_unsigned() &&
             subject.contains("flops_per_sample") && subject["flops_per_sample"].is_number() &&
-            (!subject.contains("layers") || layers_of(subject["layers"], layers)))
+            (!subject.contains("layers") || layers_of(subject["layers"], layers)) &&
+            (!subject.contains("part") ||
+             (subject.contains("layers") && gradient_part_of(subject["part"], layers.size()))))
           return gradient(std::move(subject));
         break;
       case Unit::coordinates:

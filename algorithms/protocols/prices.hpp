@@ -20,7 +20,8 @@
 
 namespace sgdsim::learning {
 class Model;
-}
+enum class Pass;
+}  // namespace sgdsim::learning
 
 namespace sgdsim::protocols {
 
@@ -75,6 +76,11 @@ class PriceTable {
   // layers' costs, so that it can be priced again without the model. Under an accelerator profile it is the
   // roofline of those layers. Registering the same subject again gives the same id.
   PriceId gradient(const learning::Model& model, const nlohmann::json& description, std::size_t batch_size);
+  // The price of one pass (forward or backward) of layers [begin, end) of the gradient `whole` (whose subject
+  // carries the layers: a model that knows them), each layer split as learning::pass_of splits it: its
+  // subject is the whole's plus {"part": {"pass": "backward", "layers": [begin, end]}}. Under an
+  // accelerator profile the roofline of those layers' passes, else their flops at the host's speed.
+  PriceId gradient_part(PriceId whole, learning::Pass pass, std::size_t begin, std::size_t end);
   // The price of a coordinate through codec configuration `configuration` (resolved; its "kind" names the
   // compressor kind) in direction `work` (Work::encode or Work::decode): the scenario's override of the kind,
   // else the profile's price of the configuration's priced form (compression/speed_keys.hpp). Throws
@@ -109,7 +115,7 @@ class PriceTable {
   nlohmann::json codec_prices() const;
 
  private:
-  // A gradient's price from its subject {"model", "batch_size", "flops_per_sample"[, "layers"]}.
+  // A gradient's price from its subject {"model", "batch_size", "flops_per_sample"[, "layers"[, "part"]]}.
   PriceId gradient(nlohmann::json subject);
   // An accelerator's estimate of a codec configuration without a measured price; false when its kind
   // declares no passes.

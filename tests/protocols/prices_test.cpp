@@ -209,6 +209,53 @@ TEST_CASE("an accelerator prices a gradient by the roofline of its layers, and a
                     Catch::StartsWith("schedule.bin: price 0: the price"));
 }
 
+TEST_CASE("a gradient's passes of some layers: each layer's forward is one of its kernels, and again") {
+  // A first convolution (2 kernels: forward and weight gradient), a BatchNorm (2), a linear layer (3).
+  const std::vector<learning::LayerCost> layers = {{2e9, 1e6, 3e4, 2}, {1e7, 8e6, 0, 2}, {3e6, 2e3, 1e6, 3}};
+  const FlopsOnly model(2e9 + 1e7 + 3e6, layers);
+  for (const bool accelerated : {false, true}) {
+    INFO(accelerated);
+    protocols::PriceTable prices(accelerated ? accelerator() : costs());
+    const double speed = 1.3e10;
+    const auto whole = prices.gradient(model, {{"kind", "test"}}, 64);
+    const auto forward = prices.gradient_part(whole, learning::Pass::forward, 0, 3);
+    const auto top = prices.gradient_part(whole, learning::Pass::backward, 1, 3);
+    const auto bottom = prices.gradient_part(whole, learning::Pass::backward, 0, 1);
+    const auto seconds = [&](protocols::PriceId id) { return prices.seconds({id, 1}, speed); };
+    if (accelerated) {
+      // The roofline of each layer's share: half of the first two, a third of the linear layer, forward.
+      const auto roof = [](double share, const learning::LayerCost& l) {
+        return share * std::max(64 * l.flops / (0.5 * 1e14), (64 * l.values + l.weight_values) * 2 / 1e12) +
+               share * l.kernels * 4e-6;
+      };
+      CHECK(seconds(forward) ==
+            Approx(roof(0.5, layers[0]) + roof(0.5, layers[1]) + roof(1.0 / 3, layers[2])).epsilon(1e-14));
+      CHECK(seconds(top) == Approx(roof(0.5, layers[1]) + roof(2.0 / 3, layers[2])).epsilon(1e-14));
+      CHECK(seconds(bottom) == Approx(roof(0.5, layers[0])).epsilon(1e-14));
+    } else {
+      CHECK(seconds(forward) == Approx(64 * (1e9 + 5e6 + 1e6) / speed).epsilon(1e-14));
+      CHECK(seconds(top) == Approx(64 * (5e6 + 2e6) / speed).epsilon(1e-14));
+      CHECK(seconds(bottom) == Approx(64 * 1e9 / speed).epsilon(1e-14));
+    }
+    // The passes add up to the whole gradient.
+    CHECK(seconds(forward) + seconds(top) + seconds(bottom) == Approx(seconds(whole)).epsilon(1e-14));
+    CHECK(prices.prices()[top].subject["part"] == json{{"pass", "backward"}, {"layers", {1, 3}}});
+    CHECK(prices.prices()[top].source.starts_with("the backward pass of layers 1 to 3 (of 3): "));
+    // A table built from the subject alone prices it the same; a part outside the layers is refused.
+    const protocols::Price& recorded = prices.prices()[top];
+    const protocols::PriceKey key{recorded.work, recorded.unit, recorded.subject.dump()};
+    protocols::PriceTable again(accelerated ? accelerator() : costs());
+    CHECK(again.seconds({again.again(key, "schedule.bin: price 2"), 1}, speed) == seconds(top));
+    for (const json& part : {json{{"pass", "backward"}, {"layers", {1, 4}}},
+                             json{{"pass", "sideways"}, {"layers", {0, 1}}}, json{{"layers", {0, 1}}}}) {
+      json broken = recorded.subject;
+      broken["part"] = part;
+      CHECK_THROWS_WITH(again.again({key.work, key.unit, broken.dump()}, "schedule.bin: price 2"),
+                        Catch::StartsWith("schedule.bin: price 2: the price"));
+    }
+  }
+}
+
 TEST_CASE("an accelerator estimates a codec without a measured price from its declared passes") {
   protocols::PriceTable prices(accelerator());
   const json fixed = {{"kind", "qsgd"}, {"levels", 16}, {"coding", "fixed"}};

@@ -219,6 +219,21 @@ TEST_CASE("retime: a CPU run re-timed under an accelerator profile is the live r
   CHECK(summary["simulated_time_s"]["gradient"].get<double>() > 0);
 }
 
+TEST_CASE("retime: LeNet-5's overlapped buckets, each charged its layers' backward pass") {
+  if (std::string(SGDSIM_WRITE_TORCHSCRIPT).empty()) {
+    SUCCEED("built without libtorch");
+    return;
+  }
+  // Three buckets (40kB: {fc2, fc3}, {fc1}, {conv1, conv2}), ring all-reduce; the recorded passes carry their
+  // layers, so another host speed and an accelerator price them from the schedule alone.
+  json scenario = lenet5_ring();
+  scenario["algorithm"] = {{"kind", "data_parallel"},        {"steps", 4},      {"lr", 0.05},
+                           {"collective", "ring_allreduce"}, {"overlap", true}, {"bucket_cap", "40kB"}};
+  check_retime("lenet5-overlap-cpu", scenario, {"network.link.bandwidth=10Mbps", "compute.host_speed=300Mf"});
+  const json summary = check_retime("lenet5-overlap-a100", scenario, {R"(compute={"profile": "a100-amp"})"});
+  CHECK(summary["simulated_time_s"]["gradient"].get<double>() > 0);
+}
+
 TEST_CASE("retime: reads neither the data set nor the model, so the data file may be gone") {
   // Re-timing prices the recorded work from the schedule alone; a run whose data file was removed after
   // recording is re-timed exactly as the live run under the new settings.

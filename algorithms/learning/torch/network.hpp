@@ -34,7 +34,8 @@ class TorchNetwork {
   ImageShape input;
   int classes = 0;
   double flops_per_sample = 0;
-  std::vector<LayerCost> layers;  // forward order; empty when unknown (a TorchScript module)
+  std::vector<LayerCost> layers;           // forward order; empty when unknown (a TorchScript module)
+  std::vector<std::size_t> tensor_layers;  // each parameter's index in `layers`; empty when `layers` is
   // false when forward may draw from libtorch's global generator (a TorchScript module's dropout): calls
   // must then keep the simulation's order (Model::order_free).
   bool order_free = true;

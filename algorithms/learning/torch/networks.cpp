@@ -30,18 +30,20 @@ class FlopCounter {
     const double flops = forward + forward + (first ? 0 : forward) + (bias ? 2 * cout * h * w : 0);
     total += flops;
     weighted(flops, cin * h * w * stride * stride, cout * h * w, cin * k * k * cout + (bias ? cout : 0),
-             first);
+             first, bias ? 2 : 1);
   }
   void linear(double n, double m, bool first) {
     const double flops = (2 * n * m + m) + (2 * n * m + m) + (first ? 0 : 2 * n * m);
     total += flops;
-    weighted(flops, n, m, n * m + m, first);
+    weighted(flops, n, m, n * m + m, first, 2);
   }
   // Per element: forward 8 (mean 1, variance 3, normalise 2, scale and shift 2), backward twice that.
   // Values: forward reads x twice (statistics, then normalising) and writes y; backward reads dy and x for
   // the two sums, then again to write dx.
+  // Its scale and shift are not counted as weights moved (a vector per channel).
   void batch_norm(double elements) {
     total += 24 * elements;
+    owns(2);
     layers.push_back({24 * elements, 8 * elements, 0, 2});
   }
   void relu(double elements) {  // max, then the mask
@@ -71,12 +73,17 @@ class FlopCounter {
   }
   double total = 0;
   std::vector<LayerCost> layers;
+  // Each parameter tensor's layer, in the order the modules register them (weight, then bias).
+  std::vector<std::size_t> tensor_layers;
 
  private:
   // A layer with weights: forward (input and output, weights read), the weight gradient (output gradient
   // and input read, weight gradient written), the input gradient unless first (output gradient read, input
   // gradient written, weights read).
-  void weighted(double flops, double in, double out, double weights, bool first) {
+  // The next layer holds `tensors` parameter tensors.
+  void owns(std::size_t tensors) { tensor_layers.insert(tensor_layers.end(), tensors, layers.size()); }
+  void weighted(double flops, double in, double out, double weights, bool first, std::size_t tensors) {
+    owns(tensors);
     layers.push_back({flops, (first ? 2 : 3) * (in + out), (first ? 2 : 3) * weights, first ? 2.0 : 3.0});
   }
 };
@@ -461,6 +468,7 @@ std::unique_ptr<TorchModel> make_lenet5(const TorchOptions& options, const Image
   const FlopCounter counted = lenet5_flops(input, classes);
   network->flops_per_sample = counted.total;
   network->layers = counted.layers;
+  network->tensor_layers = counted.tensor_layers;
   return std::make_unique<TorchModel>(std::move(network), options);
 }
 
@@ -483,6 +491,7 @@ std::unique_ptr<TorchModel> make_resnet(int depth, const TorchOptions& options, 
   const FlopCounter counted = resnet_flops(blocks, input, classes);
   network->flops_per_sample = counted.total;
   network->layers = counted.layers;
+  network->tensor_layers = counted.tensor_layers;
   return std::make_unique<TorchModel>(std::move(network), options);
 }
 
@@ -505,6 +514,7 @@ std::unique_ptr<TorchModel> make_imagenet_resnet(int depth, const TorchOptions& 
   const FlopCounter counted = imagenet_resnet_flops(*shape, input, classes);
   network->flops_per_sample = counted.total;
   network->layers = counted.layers;
+  network->tensor_layers = counted.tensor_layers;
   return std::make_unique<TorchModel>(std::move(network), options);
 }
 

@@ -120,6 +120,7 @@ TorchModel::TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions
   classes_ = network_->classes;
   flops_per_sample_ = network_->flops_per_sample;
   layer_costs_ = network_->layers;
+  tensor_layers_ = network_->tensor_layers;
   order_free_ = network_->order_free;
   for (const torch::Tensor& p : network_->parameters) {
     tensor_sizes_.push_back(static_cast<std::size_t>(p.numel()));
@@ -127,6 +128,11 @@ TorchModel::TorchModel(std::unique_ptr<TorchNetwork> network, const TorchOptions
     tensor_shapes_.push_back({rows, tensor_sizes_.back() / rows});
     dimension_ += tensor_sizes_.back();
   }
+  // The flop counter names each layer's tensors in the order the module registers them.
+  if (!tensor_layers_.empty() && tensor_layers_.size() != tensor_sizes_.size())
+    throw std::logic_error("torch model: " + std::to_string(tensor_layers_.size()) +
+                           " tensors counted in layers, the module has " +
+                           std::to_string(tensor_sizes_.size()));
   for (const torch::Tensor& s : network_->state) {
     state_tensor_sizes_.push_back(static_cast<std::size_t>(s.numel()));
     state_dimension_ += state_tensor_sizes_.back();

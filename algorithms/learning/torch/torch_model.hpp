@@ -54,6 +54,7 @@ class TorchModel final : public Model {
                       std::span<const std::size_t> subset = {}) const override;
   double flops_per_sample() const override { return flops_per_sample_; }
   std::vector<LayerCost> layer_costs() const override { return layer_costs_; }
+  std::vector<std::size_t> tensor_layers() const override { return tensor_layers_; }
   std::vector<std::size_t> tensor_sizes() const override { return tensor_sizes_; }
   std::vector<Shape> tensor_shapes() const override { return tensor_shapes_; }
 
@@ -96,6 +97,7 @@ class TorchModel final : public Model {
   std::vector<std::size_t> state_tensor_sizes_;
   double flops_per_sample_ = 0;
   std::vector<LayerCost> layer_costs_;
+  std::vector<std::size_t> tensor_layers_;
   bool order_free_ = true;
   // A module that may draw random numbers (dropout) draws them from libtorch's generator, which libtorch
   // seeds from the clock: each training call seeds it from these (the scenario's seed, through
@@ -129,10 +131,11 @@ std::unique_ptr<TorchModel> make_imagenet_resnet(int depth, const TorchOptions& 
 // A user's TorchScript module (torch.jit.script(model).save(path)) whose forward maps a float batch
 // N x C x H x W to logits N x classes. Its parameters, in the module's order, form the flat vector; its
 // floating-point buffers (BatchNorm running statistics) form the state; initialize() returns the saved
-// values. sgdsim cannot count a scripted module's operations, so `flops_per_sample` (forward + backward of
-// one sample) must be given. InputError naming `path` when the file is missing or not a TorchScript module,
-// when it has no parameters, when forward fails on an input of the given shape, or when its output is not
-// N x classes.
+// values. `flops_per_sample` (forward + backward of one sample) is counted from the operations its forward
+// runs on one image when 0 (convolutions, linear layers, matmuls, BatchNorm, ReLU, additions, pooling, with
+// the conventions of the built-in networks, docs/learning.md), else taken as given. InputError naming `path`
+// when the file is missing or not a TorchScript module, when it has no parameters, when forward fails on an
+// input of the given shape, when its output is not N x classes, or when nothing countable was found.
 std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const TorchOptions& options,
                                              const ImageShape& input, int classes, double flops_per_sample);
 
