@@ -103,16 +103,19 @@ const bool registered_torch_kinds =
              engine_note,
          {keys::path("path", "The TorchScript file (relative to the scenario file)."),
           keys::number("flops_per_sample",
-                       "Forward + backward flops of one sample, which sgdsim cannot count in a scripted "
-                       "module; the simulated compute time of a step is this × batch_size / host speed.")
+                       "Forward + backward flops of one sample, overriding the count sgdsim makes from the "
+                       "operations forward runs on one image (convolutions, linear layers, matmuls, "
+                       "normalization, pooling; docs/learning.md); the simulated compute time of a step is "
+                       "this × batch_size / host speed.")
               .above(0)
-              .in_unit("flop"),
+              .in_unit("flop")
+              .may_be_absent(),
           batch_norm_key(), threads_key()},
          {"needs_class_labels", "libtorch"}},
         [](Spec& spec, const Dataset& train, const std::string& base_dir) {
           TorchRequest r = request(spec, train, "torchscript");
           r.path = resolve_path(spec.string("path"), base_dir);
-          r.flops_per_sample = spec.number("flops_per_sample");
+          r.flops_per_sample = spec.has("flops_per_sample") ? spec.number("flops_per_sample") : 0;
           r.average_batch_norm = spec.string("batch_norm") == "averaged";
           return build(spec, r, "path");
         });

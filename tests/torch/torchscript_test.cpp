@@ -78,8 +78,11 @@ TEST_CASE("bad TorchScript files and mismatched shapes are errors naming the fil
   CHECK_THROWS_WITH(
       load_torchscript(good, TorchOptions{}, ImageShape{1, 5, 5}, 4, 1.0),
       Catch::Contains("mlp.pt") && Catch::Contains("forward fails") && Catch::Contains("1x5x5"));
-  CHECK_THROWS_WITH(load_torchscript(good, TorchOptions{}, shape, 4, 0.0),
-                    Catch::Contains("mlp.pt") && Catch::Contains("flops_per_sample"));
+  const std::string uncounted = dir.file("uncounted.pt");
+  testing::write_script_uncounted(uncounted);
+  CHECK_THROWS_WITH(load_torchscript(uncounted, TorchOptions{}, shape, 4, 0.0),
+                    Catch::Contains("uncounted.pt") && Catch::Contains("flops_per_sample"));
+  CHECK(load_torchscript(uncounted, TorchOptions{}, shape, 4, 10.0)->flops_per_sample() == 10.0);
   CHECK_THROWS_WITH(load_torchscript(good, TorchOptions{}, ImageShape{}, 4, 1.0),
                     Catch::Contains("image data"));
   const std::string tuple = dir.file("tuple.pt");
@@ -87,6 +90,32 @@ TEST_CASE("bad TorchScript files and mismatched shapes are errors naming the fil
   CHECK_THROWS_WITH(load_torchscript(tuple, TorchOptions{}, shape, 4, 1.0),
                     Catch::Contains("tuple.pt") && Catch::Contains("forward fails"));
   CHECK_NOTHROW(load_torchscript(good, TorchOptions{}, shape, 4, 1.0));
+}
+
+TEST_CASE("a TorchScript module's flops are counted from its operations: the built-in networks' counts") {
+  TempDir dir;
+  const TorchOptions options;
+  const std::string lenet5 = dir.file("lenet5.pt");
+  testing::write_script_lenet5(lenet5, 10);
+  const auto scripted_lenet5 = load_torchscript(lenet5, options, ImageShape{1, 28, 28}, 10, 0.0);
+  const auto built_lenet5 = make_lenet5(options, ImageShape{1, 28, 28}, 10);
+  CHECK(scripted_lenet5->dimension() == built_lenet5->dimension());
+  CHECK(scripted_lenet5->flops_per_sample() == built_lenet5->flops_per_sample());
+  const std::string resnet20 = dir.file("resnet20.pt");
+  testing::write_script_resnet20(resnet20, 10);
+  const auto scripted_resnet = load_torchscript(resnet20, options, ImageShape{3, 32, 32}, 10, 0.0);
+  const auto built_resnet = make_resnet(20, options, ImageShape{3, 32, 32}, 10);
+  CHECK(scripted_resnet->dimension() == built_resnet->dimension());
+  CHECK(scripted_resnet->state_dimension() == built_resnet->state_dimension());
+  CHECK(scripted_resnet->flops_per_sample() == built_resnet->flops_per_sample());
+  // The perceptron by hand: x W1ᵀ (2·36·8, and again for W1's gradient; x needs none), + b1 and ReLU (2 per
+  // element each), h W2ᵀ (2·8·3, three times), + b2 (2 per class), the loss (5·3 + 1).
+  const std::string mlp = dir.file("mlp.pt");
+  testing::write_script_mlp(mlp, 6, 3);
+  CHECK(load_torchscript(mlp, options, ImageShape{1, 6, 6}, 3, 0.0)->flops_per_sample() ==
+        2 * (2 * 36 * 8) + 2 * 8 + 2 * 8 + 3 * (2 * 8 * 3) + 2 * 3 + 5 * 3 + 1);
+  // A given flops_per_sample overrides the count.
+  CHECK(load_torchscript(lenet5, options, ImageShape{1, 28, 28}, 10, 5e5)->flops_per_sample() == 5e5);
 }
 
 TEST_CASE("a damaged archive is an error naming the file, with printable text only") {

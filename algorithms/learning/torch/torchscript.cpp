@@ -1,10 +1,12 @@
 // Bring-your-own model: a TorchScript module saved from Python, trained through the flat-vector boundary.
+#include <ATen/record_function.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <set>
+#include <string_view>
 
 #include "algorithms/learning/torch/network.hpp"
 #include "algorithms/learning/torch/network_kinds.hpp"
@@ -79,6 +81,138 @@ void require_records(const torch::jit::Module& module, std::multiset<std::uint64
   for (const auto& b : module.named_buffers()) check(b.value, b.name);
 }
 
+// Forward + backward flops of one sample, counted from the operations the module's forward runs on one
+// sample, with the conventions of docs/learning.md that the built-in networks' counts follow: a
+// multiply-add is 2 flops; a layer with weights costs its forward again for the weight gradient, and once
+// more for the input gradient unless its input needs none (the module's input); BatchNorm 24 per element,
+// ReLU 2, a residual addition 2; k x k max-pooling k^2 per output; average pooling (and a mean) 2 per input;
+// sgdsim's softmax cross-entropy over the logits, outside the module, 5 per class + 1. Only the outermost
+// counted operation is counted (aten::linear calls aten::addmm). libtorch's RecordFunction callbacks see each
+// operation with its inputs and outputs; the count depends on shapes only, never on values or time.
+class OperationCount {
+ public:
+  OperationCount() {
+    total_ = 0;
+    depth_ = 0;
+    handle_ = at::addThreadLocalCallback(at::RecordFunctionCallback(&start, &end)
+                                             .needsInputs(true)
+                                             .needsOutputs(true)
+                                             .scopes({at::RecordScope::FUNCTION}));
+  }
+  ~OperationCount() { at::removeCallback(handle_); }
+  OperationCount(const OperationCount&) = delete;
+  OperationCount& operator=(const OperationCount&) = delete;
+  double total() const { return total_; }
+
+ private:
+  // What the count needs of an outermost counted operation's inputs, taken when it starts: by its end the
+  // interpreter's stack that held them has moved on.
+  struct Operation : at::ObserverContext {
+    std::string name;
+    double inputs = 0;                      // elements of the first input
+    bool input_needs = false;               // whether the first input needs a gradient
+    double per_output = 0;                  // a weight's elements per output channel (its first dimension)
+    double weight_columns = 0;              // a linear weight's last dimension
+    bool bias = false;                      // a bias with elements
+    double inner = 0;                       // a matmul's inner dimension
+    bool a_needs = false, b_needs = false;  // whether its operands need gradients
+    double window = 1;                      // a pooling window's elements (kernel_size)
+  };
+  struct Nested : at::ObserverContext {};
+  static bool counted(std::string_view name) {
+    static const std::set<std::string_view> names = {"aten::conv1d",
+                                                     "aten::conv2d",
+                                                     "aten::conv3d",
+                                                     "aten::convolution",
+                                                     "aten::_convolution",
+                                                     "aten::linear",
+                                                     "aten::matmul",
+                                                     "aten::mm",
+                                                     "aten::bmm",
+                                                     "aten::addmm",
+                                                     "aten::batch_norm",
+                                                     "aten::relu",
+                                                     "aten::relu_",
+                                                     "aten::add",
+                                                     "aten::add_",
+                                                     "aten::max_pool1d",
+                                                     "aten::max_pool2d",
+                                                     "aten::max_pool3d",
+                                                     "aten::avg_pool1d",
+                                                     "aten::avg_pool2d",
+                                                     "aten::avg_pool3d",
+                                                     "aten::adaptive_avg_pool1d",
+                                                     "aten::adaptive_avg_pool2d",
+                                                     "aten::adaptive_avg_pool3d",
+                                                     "aten::mean"};
+    return names.count(name) > 0;
+  }
+  static const torch::Tensor* tensor(c10::ArrayRef<const c10::IValue> in, std::size_t k) {
+    return k < in.size() && in[k].isTensor() ? &in[k].toTensor() : nullptr;
+  }
+  static std::unique_ptr<at::ObserverContext> start(const at::RecordFunction& fn) {
+    if (!counted(fn.name())) return nullptr;
+    if (depth_++ > 0) return std::make_unique<Nested>();
+    auto op = std::make_unique<Operation>();
+    op->name = fn.name();
+    const c10::ArrayRef<const c10::IValue> in = fn.inputs();
+    const bool addmm = op->name == "aten::addmm";  // addmm(bias, a, b)
+    if (const torch::Tensor* x = tensor(in, 0)) {
+      op->inputs = static_cast<double>(x->numel());
+      op->input_needs = x->requires_grad();
+    }
+    if (const torch::Tensor* w = tensor(in, 1); w && w->dim() >= 1 && w->size(0) > 0) {
+      op->per_output = static_cast<double>(w->numel()) / static_cast<double>(w->size(0));
+      op->weight_columns = static_cast<double>(w->size(-1));
+    }
+    if (const torch::Tensor* b = tensor(in, 2)) op->bias = b->numel() > 0;
+    if (const torch::Tensor* a = tensor(in, addmm ? 1 : 0); a && a->dim() >= 1) {
+      op->inner = static_cast<double>(a->size(-1));
+      op->a_needs = a->requires_grad();
+    }
+    if (const torch::Tensor* b = tensor(in, addmm ? 2 : 1)) op->b_needs = b->requires_grad();
+    if (in.size() > 1 && in[1].isIntList())
+      for (std::int64_t side : in[1].toIntVector()) op->window *= static_cast<double>(side);
+    return op;
+  }
+  static void end(const at::RecordFunction& fn, at::ObserverContext* context) {
+    if (!context) return;
+    --depth_;
+    const auto* op = dynamic_cast<const Operation*>(context);
+    const std::vector<c10::IValue>& out = fn.outputs();
+    if (op && !out.empty() && out[0].isTensor())
+      total_ += flops(*op, static_cast<double>(out[0].toTensor().numel()));
+  }
+  static double flops(const Operation& op, double outputs) {
+    const std::string_view name = op.name;
+    // A layer with weights: forward, the weight gradient (the same, with the bias's), the input gradient.
+    const auto weighted = [&](double forward) {
+      const double bias = op.bias ? outputs : 0;
+      return 2 * (forward + bias) + (op.input_needs ? forward : 0);
+    };
+    if (name.find("conv") != std::string_view::npos) return weighted(2 * op.per_output * outputs);
+    if (name == "aten::linear") return weighted(2 * op.weight_columns * outputs);
+    if (name == "aten::matmul" || name == "aten::mm" || name == "aten::bmm" || name == "aten::addmm") {
+      const double forward = 2 * op.inner * outputs;
+      return forward + (name == "aten::addmm" ? 2 * outputs : 0) + (op.a_needs ? forward : 0) +
+             (op.b_needs ? forward : 0);
+    }
+    if (name == "aten::batch_norm") return 24 * op.inputs;
+    if (name == "aten::relu" || name == "aten::relu_" || name == "aten::add" || name == "aten::add_")
+      return 2 * outputs;
+    if (name.starts_with("aten::max_pool")) return op.window * outputs;
+    // Average pooling and means: a sum over each window, and the gradient spread back over it.
+    if (name.starts_with("aten::avg_pool")) return 2 * op.window * outputs;
+    return 2 * op.inputs;  // adaptive average pooling, mean
+  }
+
+  static thread_local double total_;
+  static thread_local int depth_;
+  at::CallbackHandle handle_;
+};
+thread_local double OperationCount::total_ = 0;
+thread_local int OperationCount::depth_ = 0;
+
 class ScriptNetwork : public TorchNetwork {
  public:
   ScriptNetwork(torch::jit::Module module, const std::string& path) : module_(std::move(module)) {
@@ -120,6 +254,26 @@ class ScriptNetwork : public TorchNetwork {
   std::vector<float> saved_;
 };
 
+// The flops of one sample (OperationCount) through the module in evaluation mode (no dropout, BatchNorm's
+// running statistics left as they are) with its parameters requiring gradients, plus the loss.
+double count_flops(ScriptNetwork& network, const ImageShape& input, int classes, const std::string& path) {
+  double flops = 0;
+  try {
+    network.train(false);
+    torch::AutoGradMode gradients(true);  // a layer's input gradient is counted when its input needs one
+    OperationCount count;
+    network.forward(torch::zeros({1, input.channels, input.height, input.width}));
+    flops = count.total();
+  } catch (const std::exception& e) {
+    throw InputError(path + ": forward fails on one " + input.text() + " image: " + printable(message_of(e)));
+  }
+  if (!(flops > 0))
+    throw InputError(path +
+                     ": no convolution, linear layer, matmul, normalization or pooling found in forward; " +
+                     "give model.flops_per_sample (forward + backward flops of one sample)");
+  return flops + 5.0 * classes + 1;  // the softmax cross-entropy, as the built-in networks count it
+}
+
 }  // namespace
 
 std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const TorchOptions& options,
@@ -128,11 +282,6 @@ std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const Torc
     throw InputError(path +
                      ": a TorchScript model needs image data (channels x height x width); this data set "
                      "has none");
-  }
-  if (!(flops_per_sample > 0)) {
-    throw InputError(path +
-                     ": flops_per_sample must be positive: sgdsim cannot count the operations of a "
-                     "scripted module, give forward + backward flops of one sample");
   }
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) throw InputError(path + ": no such file");
@@ -175,6 +324,7 @@ std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const Torc
     throw InputError(path + ": forward returns " + std::string(c10::toString(output.scalar_type())) +
                      " logits, expected float32");
   }
+  if (flops_per_sample <= 0) network->flops_per_sample = count_flops(*network, input, classes, path);
   return std::make_unique<TorchModel>(std::move(network), options);
 }
 
