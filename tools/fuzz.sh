@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds every libFuzzer target (clang, -fsanitize=fuzzer,address,undefined) and runs each for SECONDS
-# seconds, one after the other:
+# Builds every libFuzzer target (clang, -fsanitize=fuzzer,address,undefined), and the TorchScript loader's
+# target (GCC, address and undefined sanitizers, tests/fuzz/mutation_driver.cpp) where libtorch is installed,
+# and runs each for SECONDS seconds, one after the other:
 #   tools/fuzz.sh 600              # all targets, 10 minutes each
 #   tools/fuzz.sh 60 'npy|idx'     # only the targets whose name matches the regex
 #   tools/fuzz.sh --cpu 600        # each target until it has used 600 s of CPU time (on a busy machine)
@@ -30,18 +31,32 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSGDSIM_FUZZ=ON \
   -DSGDSIM_TESTS=OFF -DSGDSIM_BENCHMARKS=OFF >/dev/null
 cmake --build "$build" --target fuzz_all -j "$jobs" >/dev/null
+targets=("$build"/tests/fuzz/fuzz_*)
+# The TorchScript loader's target needs GCC (clang 14 cannot compile libtorch's headers): it is built in the
+# sanitizer build of the test suite ($SGDSIM_FUZZ_GCC_BUILD_DIR, default build-asan/) and brings its own
+# driver (tests/fuzz/mutation_driver.cpp), which takes libFuzzer's options.
+gcc_build=${SGDSIM_FUZZ_GCC_BUILD_DIR:-$root/build-asan}
+if [[ torchscript =~ $pattern ]]; then
+  if cmake -S "$root" -B "$gcc_build" -DCMAKE_BUILD_TYPE=Debug -DSGDSIM_UNITY=ON -DSGDSIM_SANITIZE=ON \
+       -DSGDSIM_TORCH=ON -DSGDSIM_BENCHMARKS=OFF >/dev/null &&
+     cmake --build "$gcc_build" --target fuzz_torchscript -j "$jobs" >/dev/null; then
+    targets+=("$gcc_build/tests/fuzz/fuzz_torchscript")
+  else
+    echo "fuzz: fuzz_torchscript not built (it needs GCC and libtorch-dev)" >&2
+  fi
+fi
 
-# Seed inputs of target $1 into folder $2 (emptied first), from the repository's own files.
+# Seed inputs of target $1 (program $3) into folder $2 (emptied first), from the repository's own files.
 make_seeds() {
-  local name=$1 seeds=$2
+  local name=$1 seeds=$2 program=$3
   rm -rf "$seeds"
   mkdir -p "$seeds"
   [ -d "$root/tests/fuzz/corpus/$name" ] && cp "$root/tests/fuzz/corpus/$name"/* "$seeds"/
   case $name in
-    decode)  # a real encoding for every example of every compressor kind
-      SGDSIM_FUZZ_SEEDS=$seeds "$build/tests/fuzz/fuzz_decode" 2>/dev/null ;;
-    schedule)  # a small schedule, as a whole file and as a body
-      SGDSIM_FUZZ_SEEDS=$seeds "$build/tests/fuzz/fuzz_schedule" 2>/dev/null ;;
+    decode|schedule|torchscript)  # written by the target: a real encoding for every example of every
+      # compressor kind; a small schedule as a file and as a body; the tests' scripted modules as files and
+      # as records
+      SGDSIM_FUZZ_SEEDS=$seeds "$program" 2>/dev/null ;;
     scenario)  # every scenario of the repository, the malformed ones of the tests included
       find "$root/scenarios" "$root/tests/golden" "$root/tests/scenarios" -name '*.json' \
         ! -name '*.sweep.json' ! -name '*.schema.json' ! -path '*/golden/*/*' |
@@ -69,13 +84,13 @@ field() { grep -o "$1 [0-9]*" <<<"$2" | tail -1 | awk '{print $2}'; }
 
 summary=()
 found=0
-for target in "$build"/tests/fuzz/fuzz_*; do
+for target in "${targets[@]}"; do
   [ -x "$target" ] || continue
   name=${target##*/fuzz_}
   [[ $name =~ $pattern ]] || continue
   dir=$work/$name
   mkdir -p "$dir/corpus" "$dir/findings"
-  make_seeds "$name" "$dir/seeds"
+  make_seeds "$name" "$dir/seeds" "$target"
   options=(-print_funcs=0 -rss_limit_mb=2048 -timeout=30 -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
            -artifact_prefix="$dir/findings/")
   [ -f "$root/tests/fuzz/$name.dict" ] && options+=(-dict="$root/tests/fuzz/$name.dict")
@@ -100,8 +115,11 @@ for target in "$build"/tests/fuzz/fuzz_*; do
   done
   findings=$(find "$dir/findings" -type f | wc -l)
   [ "$findings" -gt 0 ] && found=1
-  summary+=("$(printf '%-12s %6s cpu-s %11s execs %6s cov %7s ft %6s corpus %3s findings' "$name" "$cpu" \
-               "$execs" "$(field cov: "$last")" "$(field ft: "$last")" "$(field corp: "$last")" "$findings")")
+  # The GCC-built target reports outcomes (distinct results) where libFuzzer reports coverage.
+  coverage=$(printf '%6s cov %7s ft' "$(field cov: "$last")" "$(field ft: "$last")")
+  [ -n "$(field outcomes: "$last")" ] && coverage=$(printf '%15s outcomes' "$(field outcomes: "$last")")
+  summary+=("$(printf '%-12s %6s cpu-s %11s execs %s %6s corpus %3s findings' "$name" "$cpu" "$execs" \
+               "$coverage" "$(field corp: "$last")" "$findings")")
 done
 printf '%s\n' "${summary[@]}"
 exit $found
