@@ -159,3 +159,22 @@ TEST_CASE("a damaged archive is an error naming the file, with printable text on
   testing::rewrite_archive(good, copy, [](const std::string&, std::string bytes) { return bytes; });
   CHECK_NOTHROW(load_torchscript(copy, TorchOptions{}, shape, 4, 1.0));
 }
+
+TEST_CASE("an archive that crashes libtorch's reader is an error naming the file, not a crash") {
+  // Found by fuzz_torchscript: a class attribute "__buffers__" misspelt in the archive's code makes libtorch
+  // 1.13's type parser dereference a null pointer (a segmentation fault inside torch::jit::load).
+  TempDir dir;
+  const std::string good = dir.file("mlp.pt");
+  testing::write_script_mlp(good, 6, 4);
+  const std::string misspelt = dir.file("misspelt.pt");
+  bool edited = false;
+  testing::rewrite_archive(good, misspelt, [&](const std::string& name, std::string bytes) {
+    const std::size_t at = bytes.find("__buffers__");
+    if (name != "code/__torch__.py" || at == std::string::npos) return bytes;
+    edited = true;
+    return bytes.replace(at, 11, "__buffnrs__");
+  });
+  REQUIRE(edited);
+  CHECK_THROWS_WITH(load_torchscript(misspelt, TorchOptions{}, ImageShape{1, 6, 6}, 4, 1.0),
+                    Catch::StartsWith(misspelt + ": libtorch crashes reading this archive"));
+}

@@ -4,12 +4,14 @@
 #include <torch/script.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string_view>
 
 #include "algorithms/learning/torch/network.hpp"
 #include "algorithms/learning/torch/network_kinds.hpp"
+#include "common/child_process.hpp"
 #include "common/error.hpp"
 
 namespace sgdsim::learning {
@@ -213,6 +215,31 @@ class OperationCount {
 thread_local double OperationCount::total_ = 0;
 thread_local int OperationCount::depth_ = 0;
 
+// libtorch's reader trusts the archive's code: a damaged one can crash it (fuzz_torchscript found a
+// segmentation fault in its TorchScript type parser, docs/testing.md). The file is read once in a child
+// process first, so that such a file is an InputError and not the end of sgdsim; what libtorch reports as an
+// error comes from the real load below.
+void require_loadable_in_child(const std::string& path) {
+  process::Options quiet;
+  quiet.output = process::Output::capture;
+  process::Child child = process::fork_call(
+      [&](int) {
+        try {
+          torch::jit::load(path, torch::kCPU);
+        } catch (...) {
+        }
+        return 0;
+      },
+      quiet);
+  const process::Exit exit = process::wait(child);
+  if (!exit.ok()) {
+    throw InputError(
+        path + ": libtorch crashes reading this archive (" +
+        (exit.signal ? std::string(strsignal(exit.signal)) : "exit " + std::to_string(exit.code)) +
+        "): a damaged or hand-edited TorchScript file");
+  }
+}
+
 class ScriptNetwork : public TorchNetwork {
  public:
   ScriptNetwork(torch::jit::Module module, const std::string& path) : module_(std::move(module)) {
@@ -289,6 +316,7 @@ std::unique_ptr<TorchModel> load_torchscript(const std::string& path, const Torc
   // rounding between calls; plain interpretation keeps every call identical.
   torch::jit::setGraphExecutorOptimize(false);
   std::unique_ptr<ScriptNetwork> network;
+  require_loadable_in_child(path);
   try {
     const std::multiset<std::uint64_t> sizes = data_record_sizes(path);
     torch::jit::Module module = torch::jit::load(path, torch::kCPU);
