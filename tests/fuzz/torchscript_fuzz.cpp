@@ -107,7 +107,8 @@ Bytes archive_of(const std::uint8_t* data, std::size_t size) {
     std::size_t at = 0;
     if (at < size) writer->setMinVersion(data[at++]);
     while (at < size) {
-      const std::size_t name_size = std::min<std::size_t>(data[at++], size - at);
+      const std::size_t declared = data[at++];
+      const std::size_t name_size = std::min(declared, size - at);
       const std::string name(reinterpret_cast<const char*>(data + at), name_size);
       at += name_size;
       std::uint32_t record_size = 0;
