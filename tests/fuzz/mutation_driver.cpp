@@ -189,6 +189,7 @@ class Fuzzer {
         Bytes input = read_bytes(file);
         if (input.size() > kMaxLenCap) input.resize(kMaxLenCap);
         max_len_ = std::max(max_len_, input.size());
+        corpus_bytes_ += input.size();
         run(input);
         known_.insert(last_outcome);
         corpus_.push_back(std::move(input));
