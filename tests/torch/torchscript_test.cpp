@@ -162,7 +162,7 @@ TEST_CASE("a damaged archive is an error naming the file, with printable text on
 
 TEST_CASE("an archive that crashes libtorch's reader is an error naming the file, not a crash") {
   // Found by fuzz_torchscript: a class attribute "__buffers__" misspelt in the archive's code makes libtorch
-  // 1.13's type parser dereference a null pointer (a segmentation fault inside torch::jit::load).
+  // 1.13's type parser read through an invalid pointer (a segmentation fault inside torch::jit::load).
   TempDir dir;
   const std::string good = dir.file("mlp.pt");
   testing::write_script_mlp(good, 6, 4);
