@@ -162,8 +162,13 @@ Sweep parse_sweep(const json& document, const std::string& file) {
       ExplicitPoint point;
       point.label = item.string("label");
       const json* set = item.peek("set");
-      if (!set || !set->is_object() || set->empty()) {
+      if (!set || !set->is_object())
         item.expected("set", "a non-empty object mapping dotted paths to values");
+      // A point that changes nothing would run the base scenario under a point's name; say how to get that.
+      if (set->empty()) {
+        item.fail("set",
+                  "is empty: a point must set at least one dotted path (to run the base scenario as a "
+                  "point, set one of its values to the value it already has)");
       }
       item.echo("set", *set);
       for (auto it = set->begin(); it != set->end(); ++it) {

@@ -153,6 +153,7 @@ TEST_CASE("bad sweep files are rejected with the file and JSON path") {
       {R"({"base": {}, "seeds": []})", "s.json: $.seeds"},
       {R"({"base": {}, "grid": {"a": [1]}, "gird": {}})", "did you mean \"grid\""},
       {R"({"base": {}, "points": [{"label": "x"}]})", "s.json: $.points[0].set"},
+      {R"({"base": {}, "points": [{"label": "x", "set": {}}]})", "s.json: $.points[0].set: is empty"},
       {R"({"base": {}, "points": [{"set": {"a": 1}, "colour": 2}]})", "s.json: $.points[0].colour"},
       {R"({"base": {}, "points": [{"set": {"a": 1}}], "grid": {"a": [2]}})", "also a grid axis"},
       {R"({"base": {}, "points": [{"set": {"a": 1}}, {"set": {"a": 1}}]})", "same run"},
