@@ -175,6 +175,16 @@ TEST_CASE("an archive that crashes libtorch's reader is an error naming the file
     return bytes.replace(at, 11, "__buffnrs__");
   });
   REQUIRE(edited);
+#if defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer (whose allocator lays memory out differently) the invalid read is a segmentation
+  // fault, which the child process turns into this error.
   CHECK_THROWS_WITH(load_torchscript(misspelt, TorchOptions{}, ImageShape{1, 6, 6}, 4, 1.0),
                     Catch::StartsWith(misspelt + ": libtorch crashes reading this archive"));
+#else
+  // Without it the read is undefined behaviour: in the Release build libtorch reads on and throws its own
+  // parse error ("is an Atom"). Either error names the file; neither ends the process.
+  CHECK_THROWS_WITH(load_torchscript(misspelt, TorchOptions{}, ImageShape{1, 6, 6}, 4, 1.0),
+                    Catch::StartsWith(misspelt + ": libtorch crashes reading this archive") ||
+                        Catch::StartsWith(misspelt + ": not a readable TorchScript module"));
+#endif
 }
