@@ -6,7 +6,8 @@
 #   tools/fuzz.sh 60 'npy|idx'     # only the targets whose name matches the regex
 #   tools/fuzz.sh --cpu 600        # each target until it has used 600 s of CPU time (on a busy machine)
 # Each target starts from seed inputs made fresh from the repository (tests/fuzz/corpus/<name>/, the scenarios
-# and sweeps under scenarios/ and tests/, encodings of every compressor example, generated CIFAR-10 records)
+# and sweeps under scenarios/ and tests/, the device profiles under profiles/, encodings of every compressor
+# example, generated CIFAR-10 records)
 # and keeps its growing corpus, its findings (crash-*, oom-*, timeout-*) and its log under $SGDSIM_FUZZ_WORK_DIR
 # (default build-fuzz/fuzz-runs/<name>/), so a second run goes on from where the first stopped.
 # Runs use libFuzzer's fork mode and go on after a finding, so one run reports every distinct problem it meets.
@@ -67,6 +68,8 @@ make_seeds() {
       mkdir -p "$work/sweep/fuzz"
       find "$root/scenarios" -name '*.json' ! -name '*.sweep.json' ! -name '*.schema.json' \
         -exec cp {} "$work/sweep/fuzz/" \; ;;
+    profile)  # the bundled device profiles: the CPU one and the accelerators' rooflines
+      cp "$root"/profiles/*.json "$seeds"/ ;;
     cifar10)  # one record plain, three gzip-compressed (CIFAR-10 itself is not in the repository)
       python3 - "$seeds" <<'EOF'
 import gzip, sys
