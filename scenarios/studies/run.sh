@@ -6,6 +6,7 @@
 #   STUDY: nuqsgd | sparq | bandwidth | dynamics | all          docs/results.md, docs/studies/
 #          baselines                                            issue 32's methods beside their nearest ones
 #          trigger                                              SPARQ's trigger isolated (third edition, study 2.1)
+#          gpu                                                  does compression pay on a GPU cluster? (study 6)
 #          first-nuqsgd | first-sparq                           the first edition (docs/studies/first-edition.md)
 #
 # Sweeps go to OUTDIR/<sweep name>/ (resumable: rerun the same command after an interruption), figures to
@@ -26,10 +27,10 @@ tables_only=0
 if [[ ${1:-} == --tables ]]; then
   tables_only=1
   shift
-  [[ $# -eq 2 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
+  [[ $# -eq 2 ]] || { sed -n '2,19p' "$0" >&2; exit 2; }
 fi
 if [[ $# -lt 2 || $# -gt 3 ]]; then
-  sed -n '2,18p' "$0" >&2
+  sed -n '2,19p' "$0" >&2
   exit 2
 fi
 study=$1
@@ -257,6 +258,27 @@ run_trigger() {
     --title "8-node ring, Fashion-MNIST softmax, Dirichlet 0.1 shards: training loss vs bits"
 }
 
+run_gpu() {
+  local s=$here/gpu-cluster d=$out/gpu-lenet5 r=$out/gpu-resnet50 target
+  # Learning: LeNet-5, each method and seed learned once and re-timed over profiles and NIC bandwidths.
+  sweep gpu "$s/lenet5.sweep.json"
+  for target in 0.8 0.84; do
+    python3 "$s/speedup.py" "$d" fp16-ring test_accuracy $target >"$tables/gpu-lenet5-speedup-$target.md"
+  done
+  table "$tables/gpu-lenet5-final.md" "$d" --where compute.profile=a100-amp --where network.link.bandwidth=10Gbps \
+    --group point --column accuracy --column loss --column bits --column time
+  plot "$figs/gpu-lenet5-accuracy-time.png" "$d" --where compute.profile=a100-amp \
+    --where network.link.bandwidth=10Gbps --group point --x time --y accuracy \
+    --title "LeNet-5, 8 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
+  # Time per iteration: ResNet-50 by sgdsim estimate (no learning; deterministic).
+  if ((tables_only)); then
+    [[ -d $r ]] || { echo "run.sh: --tables: no folder $r" >&2; exit 2; }
+  else
+    env SGDSIM="$sgdsim" python3 "$s/resnet50.py" run "$r"
+  fi
+  python3 "$s/resnet50.py" table "$r" switch8 a100-amp >"$tables/gpu-resnet50-switch8-a100-amp.md"
+}
+
 start=$SECONDS
 case $study in
   nuqsgd) run_nuqsgd ;;
@@ -265,10 +287,11 @@ case $study in
   dynamics) run_dynamics ;;
   baselines) run_baselines ;;
   trigger) run_trigger ;;
+  gpu) run_gpu ;;
   all) run_nuqsgd; run_sparq; run_bandwidth; run_dynamics ;;
   first-nuqsgd) run_first_nuqsgd ;;
   first-sparq) run_first_sparq ;;
-  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, dynamics, baselines, trigger, all, first-nuqsgd, first-sparq)" >&2
+  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, dynamics, baselines, trigger, gpu, all, first-nuqsgd, first-sparq)" >&2
      exit 2 ;;
 esac
 echo "run.sh: $study done in $((SECONDS - start)) s; figures in $figs, tables in $tables" >&2

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# The tables of docs/studies/dynamics.md are what the study's bundled outputs give: `run.sh --tables dynamics`
-# makes them again from scenarios/studies/dynamics/outputs/ with this build's sgdsim, and `tables.py check`
-# compares them with the page. A page with one cell changed must then fail the check.
+# A study page's tables are what the study's bundled outputs give: `run.sh --tables STUDY` makes them again
+# from scenarios/studies/OUTPUTS/outputs/ with this build's sgdsim, and `tables.py check` compares them with
+# the page. A page with one cell changed must then fail the check.
 #
-#   tests/scenarios/study_tables.sh path/to/sgdsim
+#   tests/scenarios/study_tables.sh path/to/sgdsim STUDY OUTPUTS PAGE
+#   e.g. study_tables.sh build/sgdsim dynamics dynamics docs/studies/dynamics.md (PAGE relative to the repository)
 set -euo pipefail
+[[ $# -eq 4 ]] || { sed -n '2,7p' "$0" >&2; exit 2; }
 sgdsim=$1
+study=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
-page=$root/docs/studies/dynamics.md
+outputs=$root/scenarios/studies/$3/outputs
+page=$root/$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for sweep in "$root"/scenarios/studies/dynamics/outputs/*/; do
-  ln -s "$sweep" "$tmp/$(basename "$sweep")"
+for folder in "$outputs"/*/; do
+  ln -s "$folder" "$tmp/$(basename "$folder")"
 done
-SGDSIM=$sgdsim "$root/scenarios/studies/run.sh" --tables dynamics "$tmp"
+SGDSIM=$sgdsim "$root/scenarios/studies/run.sh" --tables "$study" "$tmp"
 python3 "$root/scenarios/studies/tables.py" check "$tmp/tables" "$page"
 
 # The first data row of the first marked table (past its header and separator), with its first digit changed:
