@@ -26,7 +26,6 @@ Gossip::Gossip(Spec& spec, const Environment& environment, Silence silence)
     : environment_(environment),
       mixing_(topology::make_mixing(*environment.topology, spec.string("weights"))),
       gamma_(spec.number("consensus_step")),
-      silence_(silence),
       dimension_(environment.model->dimension()),
       encoders_(spec, environment.topology->nodes, dimension_, environment.seed, environment.clock,
                 *environment.prices, model_layout(*environment.model)),

@@ -60,7 +60,6 @@ class Gossip {
   const Environment& environment_;
   topology::Mixing mixing_;
   double gamma_;
-  Silence silence_;
   std::size_t dimension_;
   Encoders encoders_;
   std::vector<Node> nodes_;
