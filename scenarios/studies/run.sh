@@ -4,6 +4,7 @@
 #   scenarios/studies/run.sh STUDY OUTDIR [JOBS]      JOBS: default 2
 #   scenarios/studies/run.sh --tables STUDY OUTDIR    only the tables, from the sweeps already in OUTDIR
 #   STUDY: nuqsgd | sparq | bandwidth | dynamics | all          docs/results.md, docs/studies/
+#          bandwidth-a100                                       the bandwidth study at the a100-amp profile
 #          baselines                                            issue 32's methods beside their nearest ones
 #          trigger                                              SPARQ's trigger isolated (third edition, study 2.1)
 #          gpu                                                  does compression pay on a GPU cluster? (study 6)
@@ -27,10 +28,10 @@ tables_only=0
 if [[ ${1:-} == --tables ]]; then
   tables_only=1
   shift
-  [[ $# -eq 2 ]] || { sed -n '2,19p' "$0" >&2; exit 2; }
+  [[ $# -eq 2 ]] || { sed -n '2,20p' "$0" >&2; exit 2; }
 fi
 if [[ $# -lt 2 || $# -gt 3 ]]; then
-  sed -n '2,19p' "$0" >&2
+  sed -n '2,20p' "$0" >&2
   exit 2
 fi
 study=$1
@@ -41,9 +42,9 @@ mkdir -p "$out/figures" "$out/tables"
 figs=$out/figures
 tables=$out/tables
 
-sweep() { # STUDY FILE: run (or resume) one sweep into OUTDIR/STUDY-<file name without .sweep.json>
+sweep() { # STUDY FILE [SUFFIX]: run (or resume) one sweep into OUTDIR/STUDY-<file name without .sweep.json>SUFFIX
   local file=$2 name
-  name=$1-$(basename "$file" .sweep.json)
+  name=$1-$(basename "$file" .sweep.json)${3:-}
   if ((tables_only)); then
     [[ -f $out/$name/index.csv ]] || { echo "run.sh: --tables: no sweep folder $out/$name" >&2; exit 2; }
     return
@@ -182,23 +183,24 @@ run_sparq() {
   done
 }
 
-run_bandwidth() {
-  local s=$here/bandwidth topo target=0.9
+run_bandwidth() { # [PROFILE]: the CPU study, or its sweeps at an accelerator profile (bandwidth/PROFILE/)
+  local s=$here/bandwidth topo target=0.9 suffix="" at=""
+  if [[ -n ${1:-} ]]; then s=$s/$1 suffix=-$1 at=", $1"; fi
   local baselines=(--baseline dpsgd --baseline ring-allreduce-fp32 --baseline choco)
   for topo in ring16 torus4x4 rr16; do
-    sweep bandwidth "$s/$topo.sweep.json"
-    plot "$figs/bandwidth-$topo.png" "$out/bandwidth-$topo" --x bandwidth --y time-to-target --target $target \
-      "${baselines[@]}" --title "$topo: simulated time to training loss $target vs link bandwidth"
-    targets "$tables/bandwidth-$topo.md" "$out/bandwidth-$topo" --target $target --by-bandwidth "${baselines[@]}"
+    local d=$out/bandwidth-$topo$suffix
+    sweep bandwidth "$s/$topo.sweep.json" "$suffix"
+    plot "$figs/bandwidth-$topo$suffix.png" "$d" --x bandwidth --y time-to-target --target $target \
+      "${baselines[@]}" --title "$topo$at: simulated time to training loss $target vs link bandwidth"
+    targets "$tables/bandwidth-$topo$suffix.md" "$d" --target $target --by-bandwidth "${baselines[@]}"
     # A looser target, as a table only: every method reaches it on every seed.
-    targets "$tables/bandwidth-$topo-target1.0.md" "$out/bandwidth-$topo" --target 1.0 --by-bandwidth \
-      "${baselines[@]}"
+    targets "$tables/bandwidth-$topo$suffix-target1.0.md" "$d" --target 1.0 --by-bandwidth "${baselines[@]}"
   done
-  sweep bandwidth "$s/cnn-ring8.sweep.json"
-  plot "$figs/bandwidth-cnn-ring8.png" "$out/bandwidth-cnn-ring8" --x bandwidth --y time-to-target \
+  sweep bandwidth "$s/cnn-ring8.sweep.json" "$suffix"
+  plot "$figs/bandwidth-cnn-ring8$suffix.png" "$out/bandwidth-cnn-ring8$suffix" --x bandwidth --y time-to-target \
     --metric accuracy --target 0.75 "${baselines[@]}" \
-    --title "LeNet-5, 8-node ring: simulated time to test accuracy 0.75 vs link bandwidth"
-  targets "$tables/bandwidth-cnn-ring8.md" "$out/bandwidth-cnn-ring8" --metric accuracy --target 0.75 \
+    --title "LeNet-5, 8-node ring$at: simulated time to test accuracy 0.75 vs link bandwidth"
+  targets "$tables/bandwidth-cnn-ring8$suffix.md" "$out/bandwidth-cnn-ring8$suffix" --metric accuracy --target 0.75 \
     --by-bandwidth "${baselines[@]}"
 }
 
@@ -284,14 +286,15 @@ case $study in
   nuqsgd) run_nuqsgd ;;
   sparq) run_sparq ;;
   bandwidth) run_bandwidth ;;
+  bandwidth-a100) run_bandwidth a100-amp ;;
   dynamics) run_dynamics ;;
   baselines) run_baselines ;;
   trigger) run_trigger ;;
   gpu) run_gpu ;;
-  all) run_nuqsgd; run_sparq; run_bandwidth; run_dynamics ;;
+  all) run_nuqsgd; run_sparq; run_bandwidth; run_bandwidth a100-amp; run_dynamics ;;
   first-nuqsgd) run_first_nuqsgd ;;
   first-sparq) run_first_sparq ;;
-  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, dynamics, baselines, trigger, gpu, all, first-nuqsgd, first-sparq)" >&2
+  *) echo "run.sh: unknown study '$study' (nuqsgd, sparq, bandwidth, bandwidth-a100, dynamics, baselines, trigger, gpu, all, first-nuqsgd, first-sparq)" >&2
      exit 2 ;;
 esac
 echo "run.sh: $study done in $((SECONDS - start)) s; figures in $figs, tables in $tables" >&2
