@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "algorithms/learning/torch/max_pool.hpp"
 #include "algorithms/learning/torch/network.hpp"
 #include "algorithms/learning/torch/network_kinds.hpp"
 #include "common/error.hpp"
@@ -181,8 +182,8 @@ struct LeNet5Module : nn::Module {
     fc3 = register_module("fc3", nn::Linear(84, classes));
   }
   torch::Tensor forward(torch::Tensor x) {
-    x = F::max_pool2d(torch::relu(conv1->forward(x)), F::MaxPool2dFuncOptions(2));
-    x = F::max_pool2d(torch::relu(conv2->forward(x)), F::MaxPool2dFuncOptions(2));
+    x = max_pool_2x2(torch::relu(conv1->forward(x)));
+    x = max_pool_2x2(torch::relu(conv2->forward(x)));
     x = torch::relu(fc1->forward(x.flatten(1)));
     x = torch::relu(fc2->forward(x));
     return fc3->forward(x);
