@@ -137,6 +137,16 @@ targets() { # FILE ARGS...: sgdsim targets into FILE
   "$sgdsim" targets "$@" -o "$file"
 }
 
+select_gamma() { # NAME SELECTION_DIR ARGS...: select.py's choice on stdout, its reasons as a list in NAME-selection.md
+  local name=$1 chosen
+  shift
+  chosen=$(python3 "$here/sparq-trigger/select.py" "$@" 2>"$tables/$name-selection.log") ||
+    { cat "$tables/$name-selection.log" >&2; return 2; }
+  sed 's/^select.py: /* /' "$tables/$name-selection.log" >"$tables/$name-selection.md"
+  rm "$tables/$name-selection.log"
+  echo "$chosen"
+}
+
 run_nuqsgd() {
   local s=$here/nuqsgd-cnn model n dirs
   for model in lenet5 mlp; do
@@ -168,10 +178,7 @@ run_sparq() {
     d=$out/sparq-$model-ring8
     # gamma per method and threshold schedule from the selection seeds 101-102 only: the fewest mean bits to the
     # first loose target (select.py); the reported seeds 1-3 never choose it.
-    chosen=$(python3 "$here/sparq-trigger/select.py" "$out/sparq-select-$model-ring8" test_accuracy \
-      --bits-to "${loose[0]}" 2>"$tables/sparq-$model-selection.log")
-    sed 's/^select.py: /* /' "$tables/sparq-$model-selection.log" >"$tables/sparq-$model-selection.md"
-    rm "$tables/sparq-$model-selection.log"
+    chosen=$(select_gamma sparq-$model "$out/sparq-select-$model-ring8" test_accuracy --bits-to "${loose[0]}")
     tuned="point=$chosen"
     plot "$figs/sparq-$model-accuracy-bits-grid.png" "$d" --x bits --y accuracy \
       --title "$model, 8-node ring, label skew: test accuracy vs bits, whole grid"
@@ -240,7 +247,9 @@ run_dynamics() {
 run_baselines() {
   local d=$out/baselines-baselines
   sweep baselines "$here/baselines/baselines.sweep.json"
+  # Without the Adam pair: 1-bit Adam's loss climbs to 2.7 after its warm-up and would squash every other curve.
   plot "$figs/baselines-loss-time.png" "$d" --group algorithm --x time --y loss \
+    --where "algorithm=dpsgd|dsgt|choco-topk|beer-topk|ef-topk|ef21-topk|allreduce|diloco|localsgd|allreduce-ring|thc" \
     --title "16-node ring, label-skewed shards: training loss vs simulated time"
   targets "$tables/baselines-targets.md" "$d" --group algorithm --target 0.7 --target 0.6
   table "$tables/baselines-final.md" "$d" --group algorithm --column loss --column accuracy --column bits --column time
@@ -254,14 +263,14 @@ run_trigger() {
   sweep trigger "$s/softmax.sweep.json"
   # gamma per method and threshold from the selection seeds only (select.py); the reported seeds never choose it.
   d=$out/trigger-synthetic
-  chosen=$(python3 "$s/select.py" "$out/trigger-select-synthetic" suboptimality)
+  chosen=$(select_gamma trigger-synthetic "$out/trigger-select-synthetic" suboptimality)
   targets "$tables/trigger-synthetic-targets.md" "$d" --where "point=$chosen" --metric suboptimality \
     --target 1e-2 --target 1e-3
   python3 "$s/paired.py" "$d" "$chosen" suboptimality 1e-2 1e-3 >"$tables/trigger-synthetic-paired.md"
   plot "$figs/trigger-synthetic-bits.png" "$d" --where "point=$chosen" --x bits --y suboptimality \
     --title "8-node ring, label-sorted logistic regression: suboptimality vs bits"
   d=$out/trigger-softmax
-  chosen=$(python3 "$s/select.py" "$out/trigger-select-softmax" train_loss)
+  chosen=$(select_gamma trigger-softmax "$out/trigger-select-softmax" train_loss)
   targets "$tables/trigger-softmax-targets.md" "$d" --where "point=$chosen" --target 0.7 --target 0.6
   python3 "$s/paired.py" "$d" "$chosen" train_loss 0.7 0.6 >"$tables/trigger-softmax-paired.md"
   plot "$figs/trigger-softmax-bits.png" "$d" --where "point=$chosen" --x bits --y loss \
