@@ -162,9 +162,12 @@ run_nuqsgd() {
       --title "$model: normalised variance of the averaged gradient estimator"
     plot "$figs/nuqsgd-$model-accuracy-time.png" "${dirs[@]}" --x time --y accuracy \
       --title "$model: test accuracy vs simulated time (1 Gbps links, compute charged)"
-    table "$tables/nuqsgd-$model-variance.md" "${dirs[@]}" --column sampling_variance \
-      --column estimator_variance --column compression_error --step 0 --step 100 --step 200 --step 400
-    table "$tables/nuqsgd-$model-final.md" "${dirs[@]}" --column loss --column accuracy --column bits --column time
+    # Grouped explicitly: the default names, sweep and point and model, are cut short.
+    table "$tables/nuqsgd-$model-variance.md" "${dirs[@]}" --group network.topology.nodes --group point \
+      --column sampling_variance --column estimator_variance --column compression_error --step 0 --step 100 \
+      --step 200 --step 400
+    table "$tables/nuqsgd-$model-final.md" "${dirs[@]}" --group network.topology.nodes --group point --column loss \
+      --column accuracy --column bits --column time
   done
 }
 
