@@ -20,6 +20,7 @@
 #include "algorithms/compression/speed_keys.hpp"
 #include "algorithms/learning/dataset.hpp"
 #include "algorithms/learning/model.hpp"
+#include "algorithms/protocols/prices.hpp"
 #include "analysis/sweep_point.hpp"
 #include "common/keys.hpp"
 #include "common/rng.hpp"
@@ -195,8 +196,8 @@ std::vector<json> used_configurations(const std::string& file) {
     const scenarios::Scenario built(scenario, origin, folder);
     for (const protocols::Price& price : built.network().prices->prices())
       if (price.unit == protocols::Unit::coordinates &&
-          seen.insert(compression::priced_configuration(price.subject).dump()).second)
-        out.push_back(price.subject);
+          seen.insert(compression::priced_configuration(protocols::codec_configuration(price)).dump()).second)
+        out.push_back(protocols::codec_configuration(price));
   }
   return out;
 }

@@ -22,11 +22,12 @@ void decode(const compression::Compressor& compressor, const protocols::Bytes& b
 }  // namespace
 
 ChunkPrices::ChunkPrices(const CollectiveSetup& setup, const compression::FloatFormat& format)
-    : encode(
-          setup.prices->codec(Work::encode, {{"kind", std::string(format.kind())}}, setup.compressor_where)),
-      decode(
-          setup.prices->codec(Work::decode, {{"kind", std::string(format.kind())}}, setup.compressor_where)),
-      mixing(setup.prices->floats(Work::mixing)) {}
+    : encode(setup.prices->codec(Work::encode, {{"kind", std::string(format.kind())}}, setup.compressor_where,
+                                 Kernel::collective)),
+      decode(setup.prices->codec(Work::decode, {{"kind", std::string(format.kind())}}, setup.compressor_where,
+                                 Kernel::collective)),
+      mixing(setup.prices->floats(Work::mixing, Kernel::collective)),
+      call(setup.prices->floats(Work::mixing)) {}
 
 namespace {
 

@@ -35,10 +35,13 @@ struct CollectiveSetup {
 };
 
 // The prices of what the all-reduce collectives do with their chunks of floats: encoding and decoding a
-// chunk's coordinates in the workers' float format, and vector arithmetic on its floats.
+// chunk's coordinates in the workers' float format, and vector arithmetic on its floats, all inside the
+// collective's one kernel (NCCL fuses the reduction into its copy loop: no launch per chunk); and `call`, the
+// vector arithmetic a node does once per call on the whole vector (the copy of its own vector, the final
+// scaling), which carries that kernel's one launch on an accelerator.
 struct ChunkPrices {
   ChunkPrices(const CollectiveSetup& setup, const compression::FloatFormat& format);
-  PriceId encode, decode, mixing;
+  PriceId encode, decode, mixing, call;
 };
 
 class Collective {

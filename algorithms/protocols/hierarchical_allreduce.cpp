@@ -45,7 +45,7 @@ class HierarchicalAllreduce final : public Collective {
     port.wait_sends();
     const float scale = 1.0f / static_cast<float>(n);
     for (float& v : average) v *= scale;
-    port.charge({messages_.prices().mixing, 4.0 * static_cast<double>(average.size())});
+    port.charge({messages_.prices().call, 4.0 * static_cast<double>(average.size())});
   }
 
  private:

@@ -38,6 +38,36 @@ std::string_view basis_name(Basis basis) {
   return "?";
 }
 
+namespace {
+// The subject of vector arithmetic inside a collective's kernel, and the marker of a codec's.
+const nlohmann::json& in_collective_kernel() {
+  static const nlohmann::json marker = {{"kernel", "collective"}};
+  return marker;
+}
+// Whether a codec price's subject is {"codec": configuration, "kernel": "collective"}.
+bool is_in_collective(const nlohmann::json& subject) {
+  return subject.is_object() && subject.size() == 2 && subject.contains("codec") &&
+         subject["codec"].is_object() && subject.contains("kernel") && subject["kernel"] == "collective";
+}
+// `price` as work of `kernel`: inside a collective's kernel its subject is wrapped (so that a recorded run
+// says so whatever its profile) and it has no launches.
+Price in_kernel(Price price, Kernel kernel) {
+  if (kernel == Kernel::own) return price;
+  price.subject = price.unit == Unit::coordinates
+                      ? nlohmann::json{{"codec", std::move(price.subject)}, {"kernel", "collective"}}
+                      : in_collective_kernel();
+  price.overhead = 0;
+  return price;
+}
+// What a source says of the launches of work inside a collective's kernel.
+constexpr const char* no_launch_of_its_own =
+    "inside a collective's kernel: no launch of its own (NCCL runs a collective call as one kernel)";
+}  // namespace
+
+const nlohmann::json& codec_configuration(const Price& price) {
+  return is_in_collective(price.subject) ? price.subject["codec"] : price.subject;
+}
+
 PriceTable::PriceTable(Costs costs) : costs_(std::move(costs)) {}
 
 PriceId PriceTable::add(Price price) {
@@ -150,11 +180,15 @@ PriceId PriceTable::again(const PriceKey& recorded, const std::string& where) {
           return gradient(std::move(subject));
         break;
       case Unit::coordinates:
-        if ((recorded.work == Work::encode || recorded.work == Work::decode) && subject.is_object())
+        if ((recorded.work == Work::encode || recorded.work == Work::decode) && subject.is_object()) {
+          if (is_in_collective(subject))
+            return codec(recorded.work, subject["codec"], where, Kernel::collective);
           return codec(recorded.work, subject, where);
+        }
         break;
       case Unit::floats:
         if (subject == nlohmann::json::object()) return floats(recorded.work);
+        if (subject == in_collective_kernel()) return floats(recorded.work, Kernel::collective);
         break;
     }
   } catch (const nlohmann::json::exception& e) {
@@ -174,7 +208,8 @@ std::string origin_of(const std::string& where) {
 }
 }  // namespace
 
-PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const std::string& where) {
+PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const std::string& where,
+                          Kernel kernel) {
   if (work != Work::encode && work != Work::decode)
     throw std::logic_error("a codec price is for encode or decode");
   const std::string kind = configuration.value("kind", "");
@@ -194,8 +229,8 @@ PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const 
     rate = pick(entry->second.speed);
     source = entry->second.source;
   }
-  if (Price estimate; rate <= 0 && charges(work) && estimate_codec(work, configuration, estimate))
-    return add(std::move(estimate));
+  if (Price estimate; rate <= 0 && charges(work) && estimate_codec(work, configuration, kernel, estimate))
+    return add(in_kernel(std::move(estimate), kernel));
   if (rate <= 0 && charges(work)) {
     const std::string profile = costs_.profile.empty() ? "the compute profile" : costs_.profile;
     throw InputError(
@@ -212,10 +247,11 @@ PriceId PriceTable::codec(Work work, const nlohmann::json& configuration, const 
   price.basis = Basis::throughput;
   price.rate = rate;
   price.source = source;
-  return add(std::move(price));
+  return add(in_kernel(std::move(price), kernel));
 }
 
-bool PriceTable::estimate_codec(Work work, const nlohmann::json& configuration, Price& price) const {
+bool PriceTable::estimate_codec(Work work, const nlohmann::json& configuration, Kernel kernel,
+                                Price& price) const {
   if (!costs_.roofline.active() || costs_.memory_bandwidth <= 0) return false;
   const std::optional<compression::CodecPasses> declared = compression::codec_passes(configuration);
   if (!declared) return false;
@@ -228,13 +264,19 @@ bool PriceTable::estimate_codec(Work work, const nlohmann::json& configuration, 
   // `passes` floats of 4 bytes per coordinate: the bandwidth basis at memory_bandwidth / passes.
   price.basis = Basis::bandwidth;
   price.rate = costs_.memory_bandwidth / passes;
-  price.overhead = kernels * costs_.roofline.launch_overhead.value;
   char figures[160];
-  std::snprintf(figures, sizeof figures,
-                "%.3g passes of 4 bytes per coordinate at %.4g B/s and %.3g kernel launches of %.4g s",
-                passes, costs_.memory_bandwidth, kernels, costs_.roofline.launch_overhead.value);
+  if (kernel == Kernel::own) {
+    price.overhead = kernels * costs_.roofline.launch_overhead.value;
+    std::snprintf(figures, sizeof figures,
+                  "%.3g passes of 4 bytes per coordinate at %.4g B/s and %.3g kernel launches of %.4g s",
+                  passes, costs_.memory_bandwidth, kernels, costs_.roofline.launch_overhead.value);
+  } else {
+    std::snprintf(figures, sizeof figures, "%.3g passes of 4 bytes per coordinate at %.4g B/s", passes,
+                  costs_.memory_bandwidth);
+  }
   price.source = "an estimate for " + costs_.roofline.profile + ": " + figures +
-                 " (the passes the kind declares, docs/compute.md)";
+                 " (the passes the kind declares, docs/compute.md)" +
+                 (kernel == Kernel::own ? "" : std::string(", ") + no_launch_of_its_own);
   return true;
 }
 
@@ -246,7 +288,7 @@ nlohmann::json PriceTable::codec_prices() const {
     // An accelerator's estimates are not prices one could give back as throughputs (they have launches):
     // the profile, which resolved.json names, makes them again.
     if (price.unit != Unit::coordinates || price.basis != Basis::throughput) continue;
-    const nlohmann::json priced = compression::priced_configuration(price.subject);
+    const nlohmann::json priced = compression::priced_configuration(codec_configuration(price));
     const std::string key = priced.dump();
     if (!at.count(key)) {
       at[key] = out.size();
@@ -275,7 +317,7 @@ nlohmann::json PriceTable::codec_prices() const {
   return priced;
 }
 
-PriceId PriceTable::floats(Work work) {
+PriceId PriceTable::floats(Work work, Kernel kernel) {
   Price price;
   price.work = work;
   price.unit = Unit::floats;
@@ -283,12 +325,14 @@ PriceId PriceTable::floats(Work work) {
   price.basis = Basis::bandwidth;
   price.rate = costs_.memory_bandwidth;
   price.source = "compute memory_bandwidth";
-  if (costs_.roofline.active()) {
+  if (costs_.roofline.active() && kernel == Kernel::collective) {
+    price.source += std::string(" on ") + costs_.roofline.profile + ", " + no_launch_of_its_own;
+  } else if (costs_.roofline.active()) {
     price.overhead = costs_.roofline.launch_overhead.value;
     price.source += ", and a kernel launch per charge on " + costs_.roofline.profile + " (" +
                     costs_.roofline.launch_overhead.source + ")";
   }
-  return add(std::move(price));
+  return add(in_kernel(std::move(price), kernel));
 }
 
 // The same expressions, in the same order, as the costs were computed before the table existed, so that

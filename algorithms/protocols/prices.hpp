@@ -40,13 +40,21 @@ enum class Basis {
   seconds,     // rate: seconds per unit (an accelerator's roofline of the model's layers): amount · rate
 };
 
+// Whether a piece of work is a kernel of its own on an accelerator (a launch per charge) or runs inside a
+// collective's kernel: NCCL runs a whole collective call as one kernel, the reduction fused into its copy
+// loop, so the chunks' encodes, decodes and sums launch nothing of their own (docs/compute.md, "Collectives
+// on an accelerator"). On a profile without launches both price the same.
+enum class Kernel { own, collective };
+
 // One entry of the table: what a price id is for, and its rate.
 struct Price {
   Work work =
       Work::gradient;  // the kind of work it is charged as (and whose `compute.charge` switch applies)
   Unit unit = Unit::passes;
   // What exactly: {"model": {...}, "batch_size": B, "flops_per_sample": F} for a gradient, the codec
-  // configuration ({"kind": ..., ...}) for encode and decode, {} for vector arithmetic.
+  // configuration ({"kind": ..., ...}) for encode and decode, {} for vector arithmetic; work inside a
+  // collective's kernel (Kernel::collective) wraps them: {"codec": configuration, "kernel": "collective"}
+  // for a codec, {"kernel": "collective"} for vector arithmetic.
   nlohmann::json subject;
   Basis basis = Basis::flops;
   double rate = 0;
@@ -60,6 +68,10 @@ struct PriceKey {
   Unit unit = Unit::passes;
   std::string subject;  // JSON text
 };
+
+// The codec configuration a price of coordinates is for (its subject, unwrapped for work inside a
+// collective's kernel).
+const nlohmann::json& codec_configuration(const Price& price);
 
 std::string_view unit_name(Unit unit);
 std::string_view basis_name(Basis basis);
@@ -85,11 +97,12 @@ class PriceTable {
   // compressor kind) in direction `work` (Work::encode or Work::decode): the scenario's override of the kind,
   // else the profile's price of the configuration's priced form (compression/speed_keys.hpp). Throws
   // InputError naming `where`, the configuration and the calibrate command when that work is charged and
-  // there is no price for it.
-  PriceId codec(Work work, const nlohmann::json& configuration, const std::string& where);
+  // there is no price for it. With Kernel::collective, the same price without launches.
+  PriceId codec(Work work, const nlohmann::json& configuration, const std::string& where,
+                Kernel kernel = Kernel::own);
   // The price of a float read or written by vector arithmetic charged as `work` (mixing, update, or encode:
-  // the memory's arithmetic).
-  PriceId floats(Work work);
+  // the memory's arithmetic): on an accelerator a launch per charge, none with Kernel::collective.
+  PriceId floats(Work work, Kernel kernel = Kernel::own);
   // An entry priced elsewhere (a test); the same work, unit and subject as an existing entry gives that
   // entry's id.
   PriceId add(Price price);
@@ -117,9 +130,9 @@ class PriceTable {
  private:
   // A gradient's price from its subject {"model", "batch_size", "flops_per_sample"[, "layers"[, "part"]]}.
   PriceId gradient(nlohmann::json subject);
-  // An accelerator's estimate of a codec configuration without a measured price; false when its kind
-  // declares no passes.
-  bool estimate_codec(Work work, const nlohmann::json& configuration, Price& price) const;
+  // An accelerator's estimate of a codec configuration without a measured price (its launches when it is a
+  // kernel of its own); false when its kind declares no passes.
+  bool estimate_codec(Work work, const nlohmann::json& configuration, Kernel kernel, Price& price) const;
 
   Costs costs_;
   std::vector<Price> prices_;

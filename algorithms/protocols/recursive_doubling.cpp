@@ -62,7 +62,7 @@ class RecursiveDoubling final : public Collective {
     port.wait_sends();
     const float scale = 1.0f / static_cast<float>(setup_.nodes);
     for (float& v : average) v *= scale;
-    port.charge({messages_.prices().mixing, 4 * d});  // the copy of own, the scaling
+    port.charge({messages_.prices().call, 4 * d});  // the copy of own, the scaling
   }
 
  private:

@@ -46,7 +46,7 @@ class RingAllreduce final : public Collective {
     const float scale = 1.0f / static_cast<float>(n);
     for (float& v : average) v *= scale;
     // The copy of own, the scaling.
-    port.charge({messages_.prices().mixing, 4.0 * static_cast<double>(average.size())});
+    port.charge({messages_.prices().call, 4.0 * static_cast<double>(average.size())});
   }
 
  private:

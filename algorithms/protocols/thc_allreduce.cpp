@@ -57,7 +57,10 @@ class ThcAllreduce final : public Collective {
     // writes one), as the memory's arithmetic.
     feedback_ = {prices.floats(Work::encode),
                  2 * transform + 2 * padded + 6 * static_cast<double>(setup.dimension)};
-    mixing_ = prices.floats(Work::mixing);
+    // The integer all-reduce is one collective call, one kernel (NCCL sums integers in its copy loop): its
+    // first sum carries the launch, the other chunks' sums and copies launch nothing of their own.
+    launched_mixing_ = prices.floats(Work::mixing);
+    mixing_ = prices.floats(Work::mixing, Kernel::collective);
   }
 
   void average(std::size_t node, const protocols::Bytes&, std::span<const float> own, Rng& rng,
@@ -121,7 +124,7 @@ class ThcAllreduce final : public Collective {
         const std::span<std::uint32_t> mine = chunk(sums, i + 2 * n - s - 1);
         const std::span<std::uint32_t> partial = receive(previous, mine.size(), frame, s + 1, port);
         for (std::size_t c = 0; c < mine.size(); ++c) mine[c] += partial[c];
-        port.charge({mixing_, 3.0 * static_cast<double>(mine.size())});
+        port.charge({s == 0 ? launched_mixing_ : mixing_, 3.0 * static_cast<double>(mine.size())});
       }
       // All-gather of the finished sums (n workers' indices each).
       const unsigned width = compression::sum_width(frame.levels, n);
@@ -180,7 +183,7 @@ class ThcAllreduce final : public Collective {
   std::vector<std::vector<float>> errors_;    // per node, with error feedback
   std::vector<float> compensated_, decoded_;  // shared scratch, as above
   Charge norm_, encode_, decode_, feedback_;
-  PriceId mixing_ = 0;
+  PriceId launched_mixing_ = 0, mixing_ = 0;
 };
 
 const bool registered_thc_allreduce = collectives().add(

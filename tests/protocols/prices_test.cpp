@@ -281,3 +281,45 @@ TEST_CASE("an accelerator estimates a codec without a measured price from its de
   protocols::PriceTable priced(measured);
   CHECK(priced.seconds({priced.codec(Work::encode, fixed, "s.json"), d}, 1) == d / 5e9);
 }
+
+TEST_CASE("work inside a collective's kernel launches nothing of its own, and is priced again as such") {
+  const json fp16 = {{"kind", "fp16"}};
+  const double d = 1e6;
+  protocols::PriceTable prices(accelerator());
+  const auto encode = prices.codec(Work::encode, fp16, "s.json", protocols::Kernel::collective);
+  const auto sums = prices.floats(Work::mixing, protocols::Kernel::collective);
+  // fp16: 1.5 passes of 4 bytes, no launch; a sum's floats, no launch. The same work as a kernel of its own
+  // pays its launch.
+  CHECK(prices.seconds({encode, d}, 1) == Approx(d * 4 * 1.5 / 1e12).epsilon(1e-14));
+  CHECK(prices.seconds({sums, 3 * d}, 1) == Approx(3 * d * 4 / 1e12).epsilon(1e-14));
+  CHECK(prices.seconds({prices.codec(Work::encode, fp16, "s.json"), d}, 1) ==
+        Approx(d * 4 * 1.5 / 1e12 + 4e-6).epsilon(1e-14));
+  CHECK(prices.seconds({prices.floats(Work::mixing), 3 * d}, 1) ==
+        Approx(3 * d * 4 / 1e12 + 4e-6).epsilon(1e-14));
+  // The subjects say so, whatever the profile: a recorded run prices them again as work inside a kernel.
+  CHECK(prices.prices()[encode].subject == json{{"codec", fp16}, {"kernel", "collective"}});
+  CHECK(protocols::codec_configuration(prices.prices()[encode]) == fp16);
+  CHECK(prices.prices()[sums].subject == json{{"kernel", "collective"}});
+  protocols::PriceTable again(accelerator());
+  for (const auto id : {encode, sums}) {
+    const protocols::Price& recorded = prices.prices()[id];
+    const auto priced = again.again({recorded.work, recorded.unit, recorded.subject.dump()}, "schedule.bin");
+    CHECK(again.seconds({priced, d}, 1) == prices.seconds({id, d}, 1));
+  }
+  // On a profile without launches both kinds of work price the same, and a measured price is echoed once.
+  protocols::Costs measured = costs();
+  measured.configurations[compression::priced_configuration(fp16).dump()] = {{5e8, 6e8}, "measured"};
+  protocols::PriceTable cpu(measured);
+  const auto inside = cpu.codec(Work::encode, fp16, "s.json", protocols::Kernel::collective);
+  const auto own = cpu.codec(Work::encode, fp16, "s.json");
+  CHECK(inside != own);
+  CHECK(cpu.seconds({inside, d}, 1) == cpu.seconds({own, d}, 1));
+  CHECK(cpu.seconds({cpu.floats(Work::mixing, protocols::Kernel::collective), d}, 1) ==
+        cpu.seconds({cpu.floats(Work::mixing), d}, 1));
+  CHECK(cpu.codec_prices() ==
+        json::array({{{"codec", fp16}, {"encode", 5e8}, {"encode_source", "measured"}}}));
+  // A wrapped subject that is not one this table writes is refused, naming the place.
+  CHECK_THROWS_WITH(
+      again.again({Work::mixing, protocols::Unit::floats, R"({"kernel":"fused"})"}, "schedule.bin"),
+      Catch::StartsWith("schedule.bin: the price"));
+}

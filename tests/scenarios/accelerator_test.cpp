@@ -115,6 +115,39 @@ TEST_CASE("an accelerator profile prices each part of a step by its roofline, ba
   CHECK(text.output.find("(roofline prediction)") != std::string::npos);
 }
 
+TEST_CASE("an all-reduce on an accelerator is one kernel per call: one launch, its chunks at bandwidth") {
+  // NCCL runs a collective call as one kernel, the reduction fused into its copy loop: the chunks' encodes,
+  // decodes and sums cost their bytes only, and the copy of the own vector and the final scaling (4 d
+  // floats) carry the call's one launch, where a launch per chunk would add 2(n − 1) of each.
+  const double n = 4, bandwidth = 2039e9, launch = 5e-6;
+  json scenario = two_nodes({{"profile", "a100-amp"}});
+  scenario["network"]["topology"] = {{"kind", "ring"}, {"nodes", 4}};
+  // Large enough that the bytes' time stands well above the simulated clock's rounding (the work is timed by
+  // the engine: about 1e-7 of it here), small beside the launch the test is about.
+  scenario["data"]["features"] = 100000;
+  for (const char* collective : {"ring_allreduce", "recursive_doubling"}) {
+    INFO(collective);
+    scenario["algorithm"] = {
+        {"kind", "data_parallel"}, {"steps", 6}, {"lr", 0.01}, {"collective", collective}};
+    const auto result = estimate(scenario, std::string("one-kernel-") + collective);
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+    const json e = json::parse(result.output);
+    const double d = e["dimension"].get<double>();
+    const json& s = e["per_step"];
+    // Coordinates each node encodes (and decodes) per step, and the floats its sums read and write: the ring
+    // sends each of its n chunks n − 1 times in each pass (a sum reads two chunks and writes one, a copy
+    // reads one and writes one); recursive doubling sends the whole vector log2(n) times, adding each.
+    const bool ring = std::string(collective) == "ring_allreduce";
+    const double coded = ring ? 2 * (n - 1) / n * d : 2 * d;
+    const double summed = ring ? (3 + 2) * (n - 1) / n * d : 2 * 3 * d;
+    // fp32 ("none"): two passes of 4 bytes per coordinate each way.
+    CHECK(s["encode_s"].get<double>() == Approx(coded * 8 / bandwidth).epsilon(1e-6));
+    CHECK(s["decode_s"].get<double>() == Approx(coded * 8 / bandwidth).epsilon(1e-6));
+    CHECK(s["mixing_s"].get<double>() == Approx((summed + 4 * d) * 4 / bandwidth + launch).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("every bundled accelerator is chosen by name and cites a source for every figure") {
   for (const char* name : {"v100-fp32", "v100-amp", "a100-tf32", "a100-amp"}) {
     INFO(name);

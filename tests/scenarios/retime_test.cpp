@@ -219,6 +219,20 @@ TEST_CASE("retime: a CPU run re-timed under an accelerator profile is the live r
   CHECK(summary["simulated_time_s"]["gradient"].get<double>() > 0);
 }
 
+TEST_CASE("retime: all-reduce collectives recorded on the CPU and re-timed under an accelerator") {
+  // Their chunks' work is recorded as work inside the collective's kernel, so the accelerator prices it
+  // without a launch per chunk, as a live run under it does (docs/compute.md).
+  int k = 0;
+  for (const json& collective : {json("ring_allreduce"), json("recursive_doubling"),
+                                 json("hierarchical_allreduce"), json{{"kind", "thc"}, {"bits", 4}}}) {
+    INFO(collective.dump());
+    check_retime("dp-a100-" + std::to_string(k++),
+                 small({{"kind", "ring"}, {"nodes", 5}},
+                       {{"kind", "data_parallel"}, {"steps", 6}, {"lr", 0.05}, {"collective", collective}}),
+                 {R"(compute={"profile": "a100-amp"})"});
+  }
+}
+
 TEST_CASE("retime: LeNet-5's overlapped buckets, each charged its layers' backward pass") {
   if (std::string(SGDSIM_WRITE_TORCHSCRIPT).empty()) {
     SUCCEED("built without libtorch");
