@@ -452,8 +452,8 @@ Schedule decode_schedule(std::span<const std::uint8_t> file, const std::string& 
     throw InputError(origin + ": not an sgdsim schedule (it does not start with \"SGDSCHED\")");
   for (int b = 0; b < 8; ++b) in.byte();
   const auto version = static_cast<std::uint32_t>(in.fixed(4));
-  if (version < 1 || version > schedule_format_version)
-    in.fail("schedule format version " + std::to_string(version) + ", but this sgdsim reads versions 1 to " +
+  if (version != schedule_format_version)
+    in.fail("schedule format version " + std::to_string(version) + ", but this sgdsim reads version " +
             std::to_string(schedule_format_version) + " only; record the run again with this sgdsim");
   const std::uint64_t body_size = in.fixed(8);
   const std::uint64_t compressed = in.fixed(8);

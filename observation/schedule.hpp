@@ -19,8 +19,11 @@
 
 namespace sgdsim::observation {
 
-// Version 2 added the background operations; version 1 files are read as they are.
-inline constexpr std::uint32_t schedule_format_version = 2;
+// Version 2 added the background operations. Version 3 records the chunk work of the all-reduce collectives
+// as work inside the collective's kernel (protocols::Kernel::collective): an older file says those charges
+// were kernels of their own, which a live run no longer charges, so it is refused rather than re-timed
+// otherwise.
+inline constexpr std::uint32_t schedule_format_version = 3;
 inline constexpr const char* schedule_file_name = "schedule.bin";
 
 // What one operation of a node's sequence is.
