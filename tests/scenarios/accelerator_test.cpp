@@ -146,6 +146,23 @@ TEST_CASE("an all-reduce on an accelerator is one kernel per call: one launch, i
     CHECK(s["decode_s"].get<double>() == Approx(coded * 8 / bandwidth).epsilon(1e-6));
     CHECK(s["mixing_s"].get<double>() == Approx((summed + 4 * d) * 4 / bandwidth + launch).epsilon(1e-6));
   }
+  // THC: its norm (d floats), rotation and quantization, and decode are kernels of their own; its ring of
+  // integers is one call, launched with its first sum, over the vector padded to D = 2^17 (sums 3 and
+  // copies 2 floats per coordinate of each chunk, each chunk n − 1 times per pass).
+  scenario["algorithm"] = {
+      {"kind", "data_parallel"}, {"steps", 6}, {"lr", 0.01}, {"collective", {{"kind", "thc"}, {"bits", 4}}}};
+  const auto result = estimate(scenario, "one-kernel-thc");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const json e = json::parse(result.output);
+  const double d = e["dimension"].get<double>(), padded = 131072;
+  const json& s = e["per_step"];
+  // The rotation: log2(D) passes of D floats read and written; then the rounding (or the affine decode).
+  const double rotation = 2 * padded * 17 + 2 * padded;
+  CHECK(s["encode_s"].get<double>() == Approx(rotation * 4 / bandwidth + launch).epsilon(1e-6));
+  CHECK(s["decode_s"].get<double>() == Approx(rotation * 4 / bandwidth + launch).epsilon(1e-6));
+  CHECK(s["mixing_s"].get<double>() ==
+        Approx((d + (3 + 2) * (n - 1) / n * padded) * 4 / bandwidth + 2 * launch).epsilon(1e-6));
 }
 
 TEST_CASE("every bundled accelerator is chosen by name and cites a source for every figure") {
