@@ -281,7 +281,7 @@ run_trigger() {
 }
 
 run_gpu() {
-  local s=$here/gpu-cluster d=$out/gpu-lenet5 r=$out/gpu-resnet50 target
+  local s=$here/gpu-cluster d=$out/gpu-lenet5 r=$out/gpu-resnet50 target net
   # Learning: LeNet-5, each method and seed learned once and re-timed over profiles and NIC bandwidths.
   sweep gpu "$s/lenet5.sweep.json"
   for target in 0.8 0.84; do
@@ -298,7 +298,9 @@ run_gpu() {
   else
     env SGDSIM="$sgdsim" python3 "$s/resnet50.py" run "$r"
   fi
-  python3 "$s/resnet50.py" table "$r" switch8 a100-amp >"$tables/gpu-resnet50-switch8-a100-amp.md"
+  for net in switch8:a100-amp switch8:v100-amp; do
+    python3 "$s/resnet50.py" table "$r" "${net%%:*}" "${net#*:}" >"$tables/gpu-resnet50-${net%%:*}-${net#*:}.md"
+  done
 }
 
 start=$SECONDS
