@@ -298,7 +298,7 @@ run_gpu() {
   else
     env SGDSIM="$sgdsim" python3 "$s/resnet50.py" run "$r"
   fi
-  for net in switch8:a100-amp switch8:v100-amp; do
+  for net in switch8:a100-amp switch8:v100-amp cluster16:a100-amp; do
     python3 "$s/resnet50.py" table "$r" "${net%%:*}" "${net#*:}" >"$tables/gpu-resnet50-${net%%:*}-${net#*:}.md"
   done
 }
