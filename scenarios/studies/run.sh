@@ -148,10 +148,12 @@ select_gamma() { # NAME SELECTION_DIR ARGS...: select.py's choice on stdout, its
 }
 
 run_nuqsgd() {
-  local s=$here/nuqsgd-cnn model n dirs
-  for model in lenet5 mlp; do
+  local s=$here/nuqsgd-cnn model n dirs workers
+  for model in lenet5 mlp resnet20; do
     dirs=()
-    for n in 4 8; do
+    workers=(4 8)
+    if [[ $model == resnet20 ]]; then workers=(4); fi # its 4-worker sweep alone takes about a core-hour
+    for n in "${workers[@]}"; do
       sweep nuqsgd "$s/$model-workers$n.sweep.json"
       dirs+=("$out/nuqsgd-$model-workers$n")
       # Accuracy targets relative to fp32 ring all-reduce's worst seed, per worker count.
@@ -164,10 +166,12 @@ run_nuqsgd() {
       --title "$model: test accuracy vs simulated time (1 Gbps links, compute charged)"
     # Grouped explicitly: the default names, sweep and point and model, are cut short.
     table "$tables/nuqsgd-$model-variance.md" "${dirs[@]}" --group network.topology.nodes --group point \
-      --column sampling_variance --column estimator_variance --column compression_error --step 0 --step 100 \
-      --step 200 --step 400
+      --column sampling_variance --column estimator_variance --column estimator_nvar --column compression_error \
+      --step 0 --step 100 --step 200 --step 400
     table "$tables/nuqsgd-$model-final.md" "${dirs[@]}" --group network.topology.nodes --group point --column loss \
       --column accuracy --column bits --column time
+    # The ratios the prose quotes, paired by seed with fp32.
+    python3 "$s/paired.py" fp32-ring_allreduce 0.01 0.005 -- "${dirs[@]}" >"$tables/nuqsgd-$model-paired.md"
   done
 }
 
