@@ -16,6 +16,11 @@ import sys
 from collections import defaultdict
 
 
+def fail(message):
+    print("paired.py: " + message, file=sys.stderr)
+    sys.exit(2)
+
+
 def runs_of(folder):
     """point -> {seed: rows of trace.csv}, completed runs only"""
     runs = defaultdict(dict)
@@ -41,19 +46,23 @@ def time_to(rows, level):
 def main():
     args = sys.argv[1:]
     if "--" not in args or args.index("--") < 2 or args.index("--") == len(args) - 1:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     cut = args.index("--")
-    baseline, targets, folders = args[0], [float(t) for t in args[1:cut]], args[cut + 1:]
+    try:
+        baseline, targets, folders = args[0], [float(t) for t in args[1:cut]], args[cut + 1:]
+    except ValueError as e:
+        fail(f"a TARGET is not a number: {e}")
     header = ["sweep", "series", "estimator / sampling variance", "Δ final accuracy (points)"]
     header += [f"fp32's time / its time to {t:g} short of fp32" for t in targets]
-    print("Per seed against the fp32 run of the same seed, mean [min, max]; the variance ratio over every evaluation.")
-    print()
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
+    table = []  # printed once every folder has been read: no half-written table
     for folder in folders:
-        runs = runs_of(folder)
+        try:
+            runs = runs_of(folder)
+        except (OSError, KeyError, ValueError) as e:
+            fail(f"{folder}: not a sweep folder with trace.csv files ({e})")
         if baseline not in runs:
-            sys.exit(f"paired.py: {folder}: no completed run of the point {baseline}")
+            fail(f"{folder}: no completed run of the point {baseline}")
         base = runs[baseline]
         finals = {seed: float(rows[-1]["test_accuracy"]) for seed, rows in base.items()}
         levels = [min(finals.values()) * (1 - t) for t in targets]
@@ -77,7 +86,13 @@ def main():
                 if len(speedup) < len(gaps):
                     cell += f" ({len(speedup)}/{len(gaps)})"
                 cells.append(cell)
-            print("| " + " | ".join(cells) + " |")
+            table.append(cells)
+    print("Per seed against the fp32 run of the same seed, mean [min, max]; the variance ratio over every evaluation.")
+    print()
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for cells in table:
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
