@@ -3,10 +3,12 @@
 # from scenarios/studies/OUTPUTS/outputs/ with this build's sgdsim, and `tables.py check` compares them with
 # the page. A page with one cell changed must then fail the check.
 #
-#   tests/scenarios/study_tables.sh path/to/sgdsim STUDY OUTPUTS PAGE
+#   tests/scenarios/study_tables.sh path/to/sgdsim STUDY[,STUDY...] OUTPUTS PAGE
 #   e.g. study_tables.sh build/sgdsim dynamics dynamics docs/studies/dynamics.md (PAGE relative to the repository)
+#   A page that shows the tables of several of run.sh's studies names them all, comma-separated
+#   (bandwidth,bandwidth-a100): each makes its tables from the same bundled outputs.
 set -euo pipefail
-[[ $# -eq 4 ]] || { sed -n '2,7p' "$0" >&2; exit 2; }
+[[ $# -eq 4 ]] || { sed -n '2,9p' "$0" >&2; exit 2; }
 sgdsim=$1
 study=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +20,10 @@ trap 'rm -rf "$tmp"' EXIT
 for folder in "$outputs"/*/; do
   ln -s "$folder" "$tmp/$(basename "$folder")"
 done
-SGDSIM=$sgdsim "$root/scenarios/studies/run.sh" --tables "$study" "$tmp"
+IFS=, read -ra studies <<<"$study"
+for one in "${studies[@]}"; do
+  SGDSIM=$sgdsim "$root/scenarios/studies/run.sh" --tables "$one" "$tmp"
+done
 python3 "$root/scenarios/studies/tables.py" check "$tmp/tables" "$page"
 
 # The first data row of the first marked table (past its header and separator), with its first digit changed:
