@@ -234,7 +234,8 @@ class Fuzzer {
  private:
   void run(const Bytes& input) {
     progress_.size.store(0);
-    std::memcpy(progress_.data, input.data(), input.size());
+    // An empty input's data() may be null, which memcpy must not get even for zero bytes.
+    if (!input.empty()) std::memcpy(progress_.data, input.data(), input.size());
     progress_.size.store(input.size());
     progress_.execs.fetch_add(1);
     last_outcome.clear();

@@ -98,7 +98,11 @@ void write_script_resnet20(const std::string& path, int classes) {
   for (int stage = 0; stage < 3; ++stage) {
     const int out = 16 << stage;
     for (int b = 0; b < 3; ++b) {
-      const std::string name = "s" + std::to_string(stage) + "b" + std::to_string(b);
+      // Built by appending: GCC 12 warns falsely (-Wrestrict) on `"s" + std::to_string(...)`.
+      std::string name = "s";
+      name += std::to_string(stage);
+      name += 'b';
+      name += std::to_string(b);
       const int stride = stage > 0 && b == 0 ? 2 : 1;
       conv_norm(name + "c1", in, out);
       conv_norm(name + "c2", out, out);
