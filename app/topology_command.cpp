@@ -180,7 +180,12 @@ void add_topology_command(CLI::App& root) {
   cmd->add_option("--link", options->link,
                   "Print the bandwidth, latency and state profiles link a-b follows (time value lines)");
   cmd->add_option("--node", options->node, "Print the speed factor profile node i's host follows")
-      ->check(CLI::NonNegativeNumber);
+      // CLI::NonNegativeNumber's message quotes DBL_MAX's 309 digits: say what is expected instead.
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.starts_with('-') ? "expected a node id >= 0, found " + value : std::string();
+          },
+          "NODE"));
   cmd->add_option("--until", options->until, "Seconds of profile to print")->capture_default_str();
   cmd->callback([options] { print_topology(*options); });
 }

@@ -120,7 +120,8 @@ TEST_CASE("topology refuses --until inf, nan or too many changes, --node -1 and 
       {"--link 0-1 --until nan", "--until: expected a finite number of seconds >= 0, found nan"},
       {"--link 0-1 --until -1", "--until: expected a finite number of seconds >= 0, found -1"},
       {"--link 0-1 --until 1e9", "--until 1e+09: the bandwidth_Bps profile changes more than 1000000 times"},
-      {"--node -1", "--node"},
+      {"--node -1", "--node: expected a node id >= 0, found -1"},
+      {"--node 99", "--node: expected a node id below 4"},
       {"--link 0-1-2", "--link: expected a-b (two node ids), found \"0-1-2\""},
       {"--link 0-", "--link: expected a-b"},
   };
