@@ -94,7 +94,11 @@ for target in "${targets[@]}"; do
   dir=$work/$name
   mkdir -p "$dir/corpus" "$dir/findings"
   make_seeds "$name" "$dir/seeds" "$target"
-  options=(-print_funcs=0 -rss_limit_mb=2048 -timeout=30 -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
+  # -timeout is wall-clock time per input. The TorchScript loader reads each archive in a child process first
+  # (a fork of the whole ASan-built program): one input takes up to ~20 s on a busy 2-core machine, not a hang.
+  timeout=30
+  [ "$name" = torchscript ] && timeout=120
+  options=(-print_funcs=0 -rss_limit_mb=2048 -timeout="$timeout" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
            -artifact_prefix="$dir/findings/")
   [ -f "$root/tests/fuzz/$name.dict" ] && options+=(-dict="$root/tests/fuzz/$name.dict")
   : >"$dir/log"

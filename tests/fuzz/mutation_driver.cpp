@@ -264,6 +264,21 @@ void save_finding(const Options& options, const Progress& progress, const char* 
   std::fprintf(stderr, "==driver== %s: input saved to %s\n", kind, path.c_str());
 }
 
+// Removes the corpus file (the first folder) that holds the input the child was running; false if none does.
+bool drop_from_corpus(const Options& options, const Progress& progress) {
+  const Bytes input(progress.data, progress.data + progress.size.load());
+  for (const auto& entry : std::filesystem::directory_iterator(options.folders.front())) {
+    if (!entry.is_regular_file()) continue;
+    Bytes kept = read_bytes(entry.path());
+    if (kept.size() > kMaxLenCap) kept.resize(kMaxLenCap);
+    if (kept != input) continue;
+    std::filesystem::remove(entry.path());
+    std::fprintf(stderr, "==driver== removed %s from the corpus; loading it again\n", entry.path().c_str());
+    return true;
+  }
+  return false;
+}
+
 // Runs children until the budget is spent; each finding is saved and the next child goes on after it.
 int supervise(const Options& options) {
   void* shared = mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -315,7 +330,11 @@ int supervise(const Options& options) {
     if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
     if (!timed_out) save_finding(options, *progress, "crash");
     if (!progress->loaded.load()) {
-      std::fprintf(stderr, "==driver== the corpus or the seeds themselves fail: replay them one by one\n");
+      // An input of the kept corpus that fails while loading (a timeout on a loaded machine, or a finding of
+      // an earlier run) is saved as a finding above; drop it from the corpus so the next child gets past it.
+      // A failing seed cannot be dropped: the seeds are the repository's own files.
+      if (drop_from_corpus(options, *progress)) continue;
+      std::fprintf(stderr, "==driver== the seeds themselves fail: replay them one by one\n");
       return 1;
     }
   }
