@@ -14,8 +14,9 @@
 // A supervisor process runs the loop in a child. When the child dies (a sanitizer report, a crash, an
 // uncaught exception) or runs one input for longer than -timeout, the supervisor saves that input as
 // crash-<hash> or timeout-<hash> and starts a new child, so one run reports every finding (libFuzzer's
-// -fork=1 with -ignore_crashes=1 -ignore_timeouts=1). Status lines follow libFuzzer's ("#N ... corp: K/B"),
-// with "outcomes: K" where libFuzzer prints coverage.
+// -fork=1 with -ignore_crashes=1 -ignore_timeouts=1). An input of the kept corpus that fails while the child
+// loads the corpus is also dropped from it, so the next child gets past it. Status lines follow libFuzzer's
+// ("#N ... corp: K/B"), with "outcomes: K" where libFuzzer prints coverage.
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
