@@ -285,7 +285,7 @@ run_trigger() {
 }
 
 run_gpu() {
-  local s=$here/gpu-cluster d=$out/gpu-lenet5 r=$out/gpu-resnet50 target net
+  local s=$here/gpu-cluster d=$out/gpu-lenet5 d20=$out/gpu-resnet20 r=$out/gpu-resnet50 target net
   # Learning: LeNet-5, each method and seed learned once and re-timed over profiles and NIC bandwidths.
   sweep gpu "$s/lenet5.sweep.json"
   for target in 0.8 0.84; do
@@ -296,6 +296,16 @@ run_gpu() {
   plot "$figs/gpu-lenet5-accuracy-time.png" "$d" --where compute.profile=a100-amp \
     --where network.link.bandwidth=10Gbps --group point --x time --y accuracy \
     --title "LeNet-5, 8 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
+  # Learning: ResNet-20 on 4 devices, the same methods, profiles and bandwidths.
+  sweep gpu "$s/resnet20.sweep.json"
+  for target in 0.8 0.84; do
+    python3 "$s/speedup.py" "$d20" fp16-ring test_accuracy $target >"$tables/gpu-resnet20-speedup-$target.md"
+  done
+  table "$tables/gpu-resnet20-final.md" "$d20" --where compute.profile=a100-amp --where network.link.bandwidth=10Gbps \
+    --group point --column accuracy --column loss --column bits --column time
+  plot "$figs/gpu-resnet20-accuracy-time.png" "$d20" --where compute.profile=a100-amp \
+    --where network.link.bandwidth=10Gbps --group point --x time --y accuracy \
+    --title "ResNet-20, 4 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
   # Time per iteration: ResNet-50 by sgdsim estimate (no learning; deterministic).
   if ((tables_only)); then
     [[ -d $r ]] || { echo "run.sh: --tables: no folder $r" >&2; exit 2; }
