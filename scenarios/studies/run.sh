@@ -284,28 +284,23 @@ run_trigger() {
     --title "8-node ring, Fashion-MNIST softmax, Dirichlet 0.1 shards: training loss vs bits"
 }
 
+gpu_learning() { # MODEL TITLE: a learning part of study 6, each method and seed learned once and re-timed over
+  # profiles and NIC bandwidths: its sweep, speed-up tables, final values and figure
+  local model=$1 s=$here/gpu-cluster d=$out/gpu-$1 target
+  sweep gpu "$s/$model.sweep.json"
+  for target in 0.8 0.84; do
+    python3 "$s/speedup.py" "$d" fp16-ring test_accuracy $target >"$tables/gpu-$model-speedup-$target.md"
+  done
+  table "$tables/gpu-$model-final.md" "$d" --where compute.profile=a100-amp --where network.link.bandwidth=10Gbps \
+    --group point --column accuracy --column loss --column bits --column time
+  plot "$figs/gpu-$model-accuracy-time.png" "$d" --where compute.profile=a100-amp \
+    --where network.link.bandwidth=10Gbps --group point --x time --y accuracy --title "$2"
+}
+
 run_gpu() {
-  local s=$here/gpu-cluster d=$out/gpu-lenet5 d20=$out/gpu-resnet20 r=$out/gpu-resnet50 target net
-  # Learning: LeNet-5, each method and seed learned once and re-timed over profiles and NIC bandwidths.
-  sweep gpu "$s/lenet5.sweep.json"
-  for target in 0.8 0.84; do
-    python3 "$s/speedup.py" "$d" fp16-ring test_accuracy $target >"$tables/gpu-lenet5-speedup-$target.md"
-  done
-  table "$tables/gpu-lenet5-final.md" "$d" --where compute.profile=a100-amp --where network.link.bandwidth=10Gbps \
-    --group point --column accuracy --column loss --column bits --column time
-  plot "$figs/gpu-lenet5-accuracy-time.png" "$d" --where compute.profile=a100-amp \
-    --where network.link.bandwidth=10Gbps --group point --x time --y accuracy \
-    --title "LeNet-5, 8 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
-  # Learning: ResNet-20 on 4 devices, the same methods, profiles and bandwidths.
-  sweep gpu "$s/resnet20.sweep.json"
-  for target in 0.8 0.84; do
-    python3 "$s/speedup.py" "$d20" fp16-ring test_accuracy $target >"$tables/gpu-resnet20-speedup-$target.md"
-  done
-  table "$tables/gpu-resnet20-final.md" "$d20" --where compute.profile=a100-amp --where network.link.bandwidth=10Gbps \
-    --group point --column accuracy --column loss --column bits --column time
-  plot "$figs/gpu-resnet20-accuracy-time.png" "$d20" --where compute.profile=a100-amp \
-    --where network.link.bandwidth=10Gbps --group point --x time --y accuracy \
-    --title "ResNet-20, 4 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
+  local s=$here/gpu-cluster r=$out/gpu-resnet50 net
+  gpu_learning lenet5 "LeNet-5, 8 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
+  gpu_learning resnet20 "ResNet-20, 4 A100 (amp) on one switch, 10 Gbps NICs: test accuracy vs simulated time"
   # Time per iteration: ResNet-50 by sgdsim estimate (no learning; deterministic).
   if ((tables_only)); then
     [[ -d $r ]] || { echo "run.sh: --tables: no folder $r" >&2; exit 2; }
